@@ -1,0 +1,70 @@
+// The one interface every device (shm, ofi, torus) implements.
+//
+// A device moves packets between tasks and reads remote memory. It knows nothing of MPI, matching or
+// datatypes: a packet is a dispatch id, a protocol header of at most max_header() bytes and a payload.
+// The context owns the devices and reaches one through a single virtual call per packet.
+#pragma once
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pamir {
+class Bootstrap;
+}
+
+namespace pamir::dev {
+
+// Where a device hands every received packet. `hdr` and `payload` point into the device's own memory
+// (for shm, straight into the ring cell) and are valid only until deliver() returns.
+struct Sink {
+  void (*deliver)(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                  const void *payload, size_t payload_len);
+  void *arg;
+};
+
+// A remote memory region a peer may read directly (CMA on shm, registered memory on ofi).
+struct RemoteRegion {
+  uint64_t addr;
+  uint64_t len;
+  uint64_t key;  // 0 on shm; the memory-registration key on ofi
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  virtual const char *name() const noexcept = 0;
+
+  // Largest protocol header a packet carries, and largest payload next to a header of hdr_len bytes.
+  virtual uint32_t max_header() const noexcept = 0;
+  virtual size_t max_payload(uint32_t hdr_len) const noexcept = 0;
+
+  // Whether this device reaches `task` at all.
+  virtual bool reaches(uint32_t task) const noexcept = 0;
+
+  // Queues one packet for `task`. Returns false, having sent nothing, when there is no room now; the
+  // caller keeps the packet and tries again after advance(). Packets to one task arrive in the order
+  // they were accepted. payload_len <= max_payload(hdr_len).
+  virtual bool try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                        const void *payload, size_t payload_len) noexcept = 0;
+
+  // Delivers received packets through the sink; returns how many.
+  virtual unsigned poll() noexcept = 0;
+
+  // Reads from a peer's memory into local memory. Returns bytes read, or -errno
+  // (for example -EPERM where cross-memory attach is refused).
+  virtual ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
+                              const struct iovec *remote, unsigned nremote) noexcept = 0;
+
+  // Sleeps until a packet may have arrived for this process or timeout_us has passed. Senders ring the
+  // receiver's doorbell only when it has announced that it sleeps, so a busy receiver costs nothing.
+  virtual void wait(unsigned timeout_us) noexcept = 0;
+
+  // Called once every local rank has finished communicating (after the finalize barrier).
+  virtual void shutdown() noexcept = 0;
+};
+
+}  // namespace pamir::dev
