@@ -1,0 +1,272 @@
+#include "devices/shm/shm_device.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+namespace pamir::dev {
+
+using shm::kLine;
+
+std::unique_ptr<ShmDevice> ShmDevice::create(const ShmParams &p, std::string &why) {
+  const size_t n = p.tasks.size();
+  if (n == 0 || n > (1u << 16)) {
+    why = "shm: the node's task list has " + std::to_string(n) + " entries (1 to 65536 supported)";
+    return nullptr;
+  }
+  for (size_t i = 1; i < n; ++i) {
+    if (p.tasks[i] <= p.tasks[i - 1]) {
+      why = "shm: the node's task list is not strictly ascending";
+      return nullptr;
+    }
+  }
+  if (p.local_rank >= n || p.tasks[p.local_rank] != p.my_task) {
+    why = "shm: local rank " + std::to_string(p.local_rank) + " is not task " + std::to_string(p.my_task) +
+          " in the node's task list";
+    return nullptr;
+  }
+  const size_t ring = p.ring_bytes ? p.ring_bytes : 64 * 1024;
+  if (ring < 4096 || ring > (size_t{1} << 30) || (ring & (ring - 1)) != 0) {
+    why = "PAMIR_SHM_RING_SIZE=" + std::to_string(ring) +
+          ": the ring size must be a power of two from 4096 to 1073741824 bytes";
+    return nullptr;
+  }
+  if (!p.sink.deliver) {
+    why = "shm: no sink to deliver packets to";
+    return nullptr;
+  }
+  if (n > 1 && !p.barrier) {
+    why = "shm: no node barrier";
+    return nullptr;
+  }
+
+  std::unique_ptr<ShmDevice> d(new ShmDevice);
+  d->seg_ = shm::Segment::open(p.path, p.local_rank, static_cast<uint32_t>(n), ring, p.barrier, why);
+  if (!d->seg_) {
+    why = "shm: " + why;
+    return nullptr;
+  }
+  d->tasks_ = p.tasks;
+  d->first_task_ = p.tasks[0];
+  d->contiguous_ = p.tasks.back() - p.tasks.front() == n - 1;
+  d->local_rank_ = p.local_rank;
+  d->ring_bytes_ = ring;
+  d->max_packet_ = shm::ring_max_packet(ring);
+  d->sink_ = p.sink;
+  d->fatal_ = p.fatal;
+  d->spin_before_sleep_ = p.spin_before_sleep;
+  d->me_ = &d->seg_->block(p.local_rank);
+  d->tx_.resize(n);
+  d->rx_.reserve(n);
+  d->pids_.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    d->pids_[r] = d->seg_->block(static_cast<uint32_t>(r)).pid;
+    if (d->pids_[r] == 0) {
+      why = "shm: local rank " + std::to_string(r) + " did not attach to the segment";
+      return nullptr;
+    }
+  }
+  return d;
+}
+
+ShmDevice::~ShmDevice() { shutdown(); }
+
+void ShmDevice::shutdown() noexcept {
+  if (seg_) seg_->unmap();
+  me_ = nullptr;
+  tx_.clear();
+  rx_.clear();
+}
+
+uint32_t ShmDevice::local_index(uint32_t task) const noexcept {
+  if (contiguous_) {
+    const uint32_t i = task - first_task_;
+    return i < tasks_.size() ? i : kNone;
+  }
+  auto it = std::lower_bound(tasks_.begin(), tasks_.end(), task);
+  return it != tasks_.end() && *it == task ? static_cast<uint32_t>(it - tasks_.begin()) : kNone;
+}
+
+size_t ShmDevice::max_payload(uint32_t hdr_len) const noexcept {
+  if (hdr_len > kMaxHeader) return 0;
+  return max_packet_ - shm::ring_payload_offset(hdr_len);
+}
+
+void ShmDevice::fail(const std::string &msg) noexcept {
+  if (fatal_) fatal_(msg);
+  std::fprintf(stderr, "pamir: shm: %s\n", msg.c_str());
+  std::abort();
+}
+
+bool ShmDevice::connect(uint32_t peer) noexcept {
+  std::string why;
+  const uint64_t off = seg_->allocate(shm::ring_footprint(ring_bytes_), why);
+  if (!off) fail(why);
+  char *mem = seg_->at<char>(off);
+  shm::ring_format(mem, ring_bytes_, local_rank_, peer);
+  tx_[peer].attach(mem);
+  // Claim an entry of the receiver's connection queue, then publish the ring in it.
+  shm::RankBlock &rb = seg_->block(peer);
+  const uint32_t slot = std::atomic_ref<uint32_t>(rb.conn_count).fetch_add(1, std::memory_order_relaxed);
+  if (slot >= tasks_.size()) fail("connection queue of local rank " + std::to_string(peer) + " overflowed");
+  std::atomic_ref<uint64_t>(seg_->conn(peer)[slot]).store(off, std::memory_order_release);
+  return true;
+}
+
+bool ShmDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                         const void *payload, size_t payload_len) noexcept {
+  const uint32_t peer = local_index(task);
+  if (peer == kNone || hdr_len > kMaxHeader ||
+      shm::ring_payload_offset(hdr_len) + payload_len > max_packet_) [[unlikely]] {
+    fail("try_send(task " + std::to_string(task) + ", header " + std::to_string(hdr_len) + " bytes, payload " +
+         std::to_string(payload_len) + " bytes): " +
+         (peer == kNone ? "task not on this node"
+                        : "packet larger than max_header/max_payload (" + std::to_string(max_packet_) +
+                              "-byte packets)"));
+  }
+  shm::RingProducer &tx = tx_[peer];
+  if (!tx.attached()) [[unlikely]]
+    connect(peer);
+  if (!tx.try_push(dispatch, hdr, hdr_len, payload, payload_len)) return false;
+  seg_->block(peer).doorbell.ring();
+  return true;
+}
+
+void ShmDevice::accept() noexcept {
+  const uint32_t n = std::atomic_ref<uint32_t>(me_->conn_count).load(std::memory_order_acquire);
+  uint64_t *conn = seg_->conn(local_rank_);
+  while (rx_.size() < n && rx_.size() < tasks_.size()) {
+    const uint64_t off = std::atomic_ref<uint64_t>(conn[rx_.size()]).load(std::memory_order_acquire);
+    if (!off) break;  // claimed, not yet published: next time
+    Rx r;
+    r.ring.attach(seg_->at<char>(off));
+    r.src_task = tasks_[r.ring.sender()];
+    rx_.push_back(r);  // capacity reserved at create: no allocation
+  }
+}
+
+unsigned ShmDevice::poll() noexcept {
+  if (in_poll_ || !me_) return 0;  // a handler that advances the context must not re-enter a ring
+  in_poll_ = true;
+  if (std::atomic_ref<uint32_t>(me_->conn_count).load(std::memory_order_relaxed) != rx_.size()) accept();
+  unsigned total = 0;
+  const size_t n = rx_.size();
+  for (size_t k = 0; k < n && total < kPollBudget; ++k) {
+    Rx &r = rx_[rr_];
+    const uint32_t src = r.src_task;
+    total += r.ring.drain(kPollBudget - total, [this, src](uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                                                           const void *payload, size_t payload_len) {
+      sink_.deliver(sink_.arg, src, dispatch, hdr, hdr_len, payload, payload_len);
+    });
+    if (++rr_ == n) rr_ = 0;
+  }
+  in_poll_ = false;
+  return total;
+}
+
+bool ShmDevice::pending() noexcept {
+  if (!me_) return false;
+  if (std::atomic_ref<uint32_t>(me_->conn_count).load(std::memory_order_acquire) != rx_.size()) return true;
+  for (const Rx &r : rx_)
+    if (r.ring.ready()) return true;
+  return false;
+}
+
+void ShmDevice::wait(unsigned timeout_us) noexcept {
+  if (!timeout_us || !me_) return;
+  me_->doorbell.wait(timeout_us, [this] { return pending(); });
+}
+
+namespace {
+
+// A position in an iovec array.
+struct IovCursor {
+  const struct iovec *v;
+  unsigned n;
+  unsigned i = 0;
+  size_t off = 0;
+
+  void skip_empty() noexcept {
+    while (i < n && off == v[i].iov_len) {
+      ++i;
+      off = 0;
+    }
+  }
+  bool done() const noexcept { return i == n; }
+  // Copies up to `max` entries from the current position into out; returns how many.
+  unsigned fill(struct iovec *out, unsigned max) const noexcept {
+    unsigned k = 0;
+    for (unsigned j = i; j < n && k < max; ++j) {
+      const size_t o = j == i ? off : 0;
+      if (v[j].iov_len == o) continue;
+      out[k].iov_base = static_cast<char *>(v[j].iov_base) + o;
+      out[k].iov_len = v[j].iov_len - o;
+      ++k;
+    }
+    return k;
+  }
+  void advance(size_t bytes) noexcept {
+    while (bytes && i < n) {
+      const size_t take = std::min(bytes, v[i].iov_len - off);
+      off += take;
+      bytes -= take;
+      if (off == v[i].iov_len) {
+        ++i;
+        off = 0;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+ssize_t ShmDevice::read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
+                               const struct iovec *remote, unsigned nremote) noexcept {
+  const uint32_t peer = local_index(task);
+  if (peer == kNone) return -EHOSTUNREACH;
+  const pid_t pid = static_cast<pid_t>(pids_[peer]);
+  constexpr unsigned kBatch = 64;
+  struct iovec lv[kBatch], rv[kBatch];
+  IovCursor lc{local, nlocal}, rc{remote, nremote};
+  ssize_t total = 0;
+  for (;;) {
+    lc.skip_empty();
+    rc.skip_empty();
+    if (lc.done() || rc.done()) return total;
+    const unsigned nl = lc.fill(lv, kBatch), nr = rc.fill(rv, kBatch);
+    // A fault part-way returns what was copied; the next call then reports the error.
+    const ssize_t got = ::process_vm_readv(pid, lv, nl, rv, nr, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (got == 0) return -EFAULT;
+    total += got;
+    lc.advance(static_cast<size_t>(got));
+    rc.advance(static_cast<size_t>(got));
+  }
+}
+
+uint64_t ShmDevice::segment_bytes() const noexcept { return seg_ ? seg_->layout().total : 0; }
+
+uint64_t ShmDevice::arena_used() const noexcept {
+  return seg_ && seg_->mapped() ? seg_->arena_used() : 0;
+}
+
+uint32_t ShmDevice::peer_pid(uint32_t task) const noexcept {
+  const uint32_t peer = local_index(task);
+  return peer == kNone ? 0 : pids_[peer];
+}
+
+bool ShmDevice::peer_sleeping(uint32_t task) const noexcept {
+  const uint32_t peer = local_index(task);
+  if (peer == kNone || !me_) return false;
+  return std::atomic_ref<uint32_t>(seg_->block(peer).doorbell.sleeping).load(std::memory_order_relaxed) != 0;
+}
+
+}  // namespace pamir::dev

@@ -1,0 +1,116 @@
+// The shared-memory device: packets through per-pair rings in a node segment, RDMA reads through
+// cross-memory attach (process_vm_readv), and a futex doorbell to sleep on.
+//
+// Attach protocol (create):
+//   1. every local rank opens `path` with O_CREAT|O_NOFOLLOW, mode 0600, checks it owns it, sizes it with
+//      ftruncate (all to the same size, so the order does not matter) and writes its pid into its block;
+//   2. node barrier;
+//   3. everybody unlinks the name (ENOENT ignored) and maps the file: from here no crash can leave it
+//      behind; a rank that dies before step 2 leaves the name to the launcher, which removes every file
+//      matching shm_segment_path();
+//   4. a single-rank node needs no file: a private memfd serves sends to self.
+// Rings are created by the sender on its first send to a peer: carved from the segment's arena with an
+// atomic bump, formatted, and published with a release store in the receiver's connection queue (an
+// atomic count plus an array of ring offsets), so a receiver polls only rings that exist and memory grows
+// with the pairs that talk. See ring.h, segment.h and doorbell.h for the layouts.
+//
+// Not thread-safe: the owning context serialises every call (its lock under MPI_THREAD_MULTIPLE).
+// The per-packet path (try_send, poll) allocates nothing, takes no lock and makes no system call, except
+// futex_wake when the receiver sleeps.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "devices/shm/ring.h"
+#include "devices/shm/segment.h"
+
+namespace pamir::dev {
+
+struct ShmParams {
+  std::string path;              // shm_segment_path(nspace, hostname); unused when tasks.size() == 1
+  uint32_t local_rank = 0;       // index of this process in `tasks`
+  std::vector<uint32_t> tasks;   // job rank of each local rank, ascending
+  uint32_t my_task = 0;          // == tasks[local_rank]
+  std::function<int()> barrier;  // node barrier (a PMIx fence); returns 0 on success
+  size_t ring_bytes = 64 * 1024;  // data bytes per ring (PAMIR_SHM_RING_SIZE): power of two, 4 KiB..1 GiB
+  unsigned spin_before_sleep = 0;  // kept for the caller's spin-then-sleep policy; the device ignores it
+  Sink sink{};                     // where poll() hands packets
+  // Called (then abort()) when the device cannot go on, e.g. the segment or /dev/shm is full when a new
+  // ring is needed. Should end the job with the message (Bootstrap::abort). Unset: message to stderr.
+  std::function<void(const std::string &)> fatal;
+};
+
+class ShmDevice final : public Device {
+ public:
+  static constexpr uint32_t kMaxHeader = 256;
+  static constexpr unsigned kPollBudget = 32;  // packets delivered by one poll() at most
+
+  // Attaches to the node segment (see above). Returns nullptr with a reason on failure; the caller must
+  // then end the job, since peers may be waiting in the barrier.
+  static std::unique_ptr<ShmDevice> create(const ShmParams &params, std::string &why);
+  ~ShmDevice() override;
+
+  const char *name() const noexcept override { return "shm"; }
+  uint32_t max_header() const noexcept override { return kMaxHeader; }
+  size_t max_payload(uint32_t hdr_len) const noexcept override;
+  bool reaches(uint32_t task) const noexcept override { return local_index(task) != kNone; }
+  bool try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
+                size_t payload_len) noexcept override;
+  unsigned poll() noexcept override;
+  ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                      unsigned nremote) noexcept override;
+  // timeout_us == 0 returns at once.
+  void wait(unsigned timeout_us) noexcept override;
+  void shutdown() noexcept override;
+
+  // shm specifics, for the context, pamir_info and tests.
+  uint32_t local_rank() const noexcept { return local_rank_; }
+  uint32_t local_size() const noexcept { return static_cast<uint32_t>(tasks_.size()); }
+  unsigned spin_before_sleep() const noexcept { return spin_before_sleep_; }
+  size_t ring_bytes() const noexcept { return ring_bytes_; }
+  uint64_t segment_bytes() const noexcept;  // mapped (mostly sparse) size
+  uint64_t arena_used() const noexcept;     // bytes of rings allocated on this node so far, all pairs
+  uint32_t peer_pid(uint32_t task) const noexcept;
+  // Whether a local peer has announced that it sleeps in wait() (tests).
+  bool peer_sleeping(uint32_t task) const noexcept;
+  // Whether a packet or a new connection waits for poll() (what wait() re-checks before sleeping).
+  bool pending() noexcept;
+
+ private:
+  static constexpr uint32_t kNone = ~0u;
+  ShmDevice() = default;
+  uint32_t local_index(uint32_t task) const noexcept;
+  bool connect(uint32_t peer) noexcept;
+  void accept() noexcept;
+  [[noreturn]] void fail(const std::string &msg) noexcept;
+
+  struct Rx {
+    shm::RingConsumer ring;
+    uint32_t src_task;
+  };
+
+  std::unique_ptr<shm::Segment> seg_;
+  std::vector<uint32_t> tasks_;
+  std::vector<shm::RingProducer> tx_;  // by local rank of the receiver; unattached until the first send
+  std::vector<Rx> rx_;                 // rings whose receiver is this process, in order of connection
+  std::vector<uint32_t> pids_;
+  shm::RankBlock *me_ = nullptr;
+  Sink sink_{};
+  std::function<void(const std::string &)> fatal_;
+  size_t ring_bytes_ = 0;
+  uint64_t max_packet_ = 0;
+  uint32_t local_rank_ = 0;
+  uint32_t first_task_ = 0;
+  bool contiguous_ = false;
+  bool in_poll_ = false;
+  unsigned spin_before_sleep_ = 0;
+  size_t rr_ = 0;  // next ring poll() starts with
+};
+
+}  // namespace pamir::dev

@@ -1,0 +1,84 @@
+// Communicators, groups and cached attributes.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mpi/errors.h"
+#include "mpi/object.h"
+
+namespace pamir::mpi {
+
+struct Info;
+
+struct Group : Object {
+  static constexpr Kind kKind = Kind::group;
+  std::vector<uint32_t> tasks;  // job rank (PAMI task) of each group rank
+  int rank = MPI_UNDEFINED;     // this process's rank in the group
+  int size() const { return int(tasks.size()); }
+};
+
+Group *group_make(std::vector<uint32_t> tasks);  // computes `rank`
+Group *group_empty();
+
+enum class KeyvalKind { comm, type, win };
+
+struct Keyval : Object {
+  static constexpr Kind kKind = Kind::keyval;
+  KeyvalKind kind = KeyvalKind::comm;
+  // Stored as the generic (comm) signatures; MPI_*_DUP_FN and MPI_*_NULL_*_FN sentinels included.
+  MPI_Comm_copy_attr_function *copy = nullptr;
+  MPI_Comm_delete_attr_function *del = nullptr;
+  void *extra_state = nullptr;
+  int id = 0;  // the keyval integer handed to the user
+};
+
+struct Attr {
+  Keyval *keyval;
+  void *value;
+};
+
+struct Comm : Object {
+  static constexpr Kind kKind = Kind::comm;
+  Group *local = nullptr;
+  Group *remote = nullptr;  // inter-communicators (a later issue); nullptr for intra
+  int rank = 0;
+  int size = 0;
+  uint16_t ctx = 0;  // point-to-point context id (even); the collective context is ctx + 1
+  Errhandler *errhandler = nullptr;
+  std::map<int, Attr> attrs;  // keyval id -> value, in creation order of keyvals
+  std::vector<std::pair<std::string, std::string>> hints;  // MPI_Comm_set_info
+  std::string name;
+  // Per-communicator state of the collectives (tags of nonblocking operations, cached masks later).
+  uint32_t coll_seq = 0;
+
+  uint16_t coll_ctx() const { return uint16_t(ctx + 1); }
+  uint32_t task_of(int r) const { return local->tasks[size_t(r)]; }
+};
+
+Comm *comm_world();
+Comm *comm_self();
+
+// Builds MPI_COMM_WORLD and MPI_COMM_SELF at MPI_Init; frees user objects at MPI_Finalize.
+void comms_init();
+void comms_finalize();
+
+// Context ids: every new communicator takes the lowest id free on all its members (an allreduce of
+// a free-id bitmap over `parent`), so concurrent creation on overlapping communicators cannot collide.
+int context_id_alloc(Comm *parent, uint16_t &out);
+void context_id_free(uint16_t ctx);
+
+// A new communicator over `group` (a subset of parent's group) with a fresh context id; collective
+// over `parent`. Members outside `group` pass nullptr and get MPI_COMM_NULL.
+int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn);
+void comm_release(Comm *c);
+
+// Attributes: copy on dup, delete on free (MPI_COMM_SELF's first at finalize).
+int attrs_copy(Comm *from, Comm *to, const char *fn);
+int attrs_delete_all(Comm *c, const char *fn);
+
+}  // namespace pamir::mpi

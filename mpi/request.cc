@@ -1,0 +1,548 @@
+// Completion: the Wait and Test families, cancel, free, statuses, and the attached send buffer.
+#include "mpi/request.h"
+
+#include <climits>
+#include <cstring>
+#include <map>
+
+#include "mpi/check.h"
+#include "mpi/status.h"
+#include "pami/context.h"
+#include "pamir_alias.h"
+
+namespace pamir::mpi {
+
+namespace {
+size_t detached = 0;
+
+void release_detached(pamir::Request *r) {
+  --detached;
+  request_release(r);
+}
+}  // namespace
+
+MPI_Message message_make(Comm *c, pamir::Unexpected *u) {
+  Message *m = pool<Message>().make();
+  m->u = u;
+  m->comm = c;
+  return handle_of<MPI_Message>(m);
+}
+
+void message_release(Message *m) { pool<Message>().destroy(m); }
+
+int request_error(pamir::Request *r, const char *fn, bool raise_it) {
+  const pamir::Status &s = r->status;
+  if (__builtin_expect(s.error == Err::ok, 1)) return MPI_SUCCESS;
+  Comm *c = static_cast<Comm *>(r->mpi_comm);
+  if (!raise_it) c = nullptr;
+  switch (s.error) {
+    case Err::truncate:
+      return raise_it ? raise(c, fn, MPI_ERR_TRUNCATE,
+                              "message from rank %d with tag %d has %llu bytes, the receive buffer holds %llu bytes",
+                              s.source, s.tag, (unsigned long long)s.sent_bytes, (unsigned long long)r->bytes)
+                      : MPI_ERR_TRUNCATE;
+    case Err::proc_failed:
+      return raise_it ? raise(c, fn, MPI_ERR_PROC_ABORTED, "the peer process is gone") : MPI_ERR_PROC_ABORTED;
+    case Err::device:
+      return raise_it ? raise(c, fn, MPI_ERR_OTHER, "a device operation failed") : MPI_ERR_OTHER;
+    default:
+      return raise_it ? raise(c, fn, MPI_ERR_INTERN, "internal error %d", int(s.error)) : MPI_ERR_INTERN;
+  }
+}
+
+int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it) {
+  status_from(status, r->status);
+  int rc = MPI_SUCCESS;
+  if (__builtin_expect(r->status.error != Err::ok, 0)) {
+    // Keep the numbers in the code's text before the request goes back to the pool.
+    rc = request_error(r, fn, false);
+    if (raise_it) rc = request_error(r, fn, true);
+  }
+  request_release(r);
+  return rc;
+}
+
+void request_detach(pamir::Request *r) {
+  ++detached;
+  r->user_freed = true;
+  r->on_complete = release_detached;
+}
+
+size_t detached_outstanding() { return detached; }
+
+// --- the attached buffer: first fit over a sorted list of used ranges ------------------------------
+
+namespace {
+struct AttachedBuffer {
+  uint8_t *base = nullptr;
+  uint64_t size = 0;
+  std::map<uint64_t, uint64_t> used;  // offset -> length (message + MPI_BSEND_OVERHEAD)
+  size_t active = 0;
+} attached;
+
+void bsend_done(pamir::Request *r) {
+  attached.used.erase(uint64_t(static_cast<uint8_t *>(r->buf) - attached.base) - MPI_BSEND_OVERHEAD);
+  --attached.active;
+  request_release(r);
+}
+}  // namespace
+
+int bsend_start(Comm *c, const char *fn, const void *buf, uint64_t bytes, int dest, int tag) {
+  const uint64_t need = (bytes + MPI_BSEND_OVERHEAD + 15) & ~uint64_t(15);
+  if (!attached.base) return raise(c, fn, MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)");
+  // Reclaim ranges of sends that have completed meanwhile.
+  context().advance();
+  uint64_t at = 0;
+  bool found = false;
+  for (auto [off, len] : attached.used) {
+    if (off - at >= need) {
+      found = true;
+      break;
+    }
+    at = off + len;
+  }
+  if (!found && attached.size - at >= need) found = true;
+  if (!found)
+    return raise(c, fn, MPI_ERR_BUFFER,
+                 "the attached buffer (%llu bytes) has no room for %llu bytes plus MPI_BSEND_OVERHEAD (%d); %zu "
+                 "buffered sends are in flight",
+                 (unsigned long long)attached.size, (unsigned long long)bytes, MPI_BSEND_OVERHEAD, attached.active);
+  attached.used[at] = need;
+  ++attached.active;
+  uint8_t *copy = attached.base + at + MPI_BSEND_OVERHEAD;
+  if (bytes) std::memcpy(copy, buf, bytes);
+  pamir::Request *r = request_alloc(ReqKind::send);
+  r->ctx = c->ctx;
+  r->source = c->rank;
+  r->tag = tag;
+  r->peer_task = c->task_of(dest);
+  r->buf = copy;
+  r->bytes = bytes;
+  r->mpi_comm = c;
+  r->on_complete = bsend_done;
+  context().start_send(r);
+  return MPI_SUCCESS;
+}
+
+void bsend_drain() {
+  context().wait_until([] { return attached.active == 0; });
+}
+
+static int buffer_attach(const char *fn_, void *buffer, int64_t size) {
+  PAMIR_CHECK(nullptr, size >= 0, MPI_ERR_ARG, "negative size %lld", (long long)size);
+  PAMIR_CHECK(nullptr, buffer || size == 0, MPI_ERR_BUFFER, "buffer is NULL");
+  PAMIR_CHECK(nullptr, buffer != MPI_BUFFER_AUTOMATIC, MPI_ERR_UNSUPPORTED_OPERATION,
+              "MPI_BUFFER_AUTOMATIC is not supported yet");
+  PAMIR_CHECK(nullptr, !attached.base, MPI_ERR_BUFFER, "a buffer is already attached");
+  attached.base = static_cast<uint8_t *>(buffer);
+  attached.size = uint64_t(size);
+  attached.used.clear();
+  attached.active = 0;
+  return MPI_SUCCESS;
+}
+
+template <typename SizeT>
+static int buffer_detach(const char *fn_, void *buffer_addr, SizeT *size) {
+  PAMIR_CHECK(nullptr, buffer_addr && size, MPI_ERR_ARG, "buffer_addr or size is NULL");
+  PAMIR_CHECK(nullptr, attached.base, MPI_ERR_BUFFER, "no buffer is attached");
+  bsend_drain();
+  *static_cast<void **>(buffer_addr) = attached.base;
+  *size = SizeT(attached.size);
+  attached = AttachedBuffer{};
+  return MPI_SUCCESS;
+}
+
+}  // namespace pamir::mpi
+
+using namespace pamir::mpi;
+using pamir::context;
+
+int PMPI_Buffer_attach(void *buffer, int size) {
+  PAMIR_ENTER("MPI_Buffer_attach");
+  return buffer_attach(fn_, buffer, size);
+}
+PAMIR_ALIAS(Buffer_attach);
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) {
+  PAMIR_ENTER("MPI_Buffer_attach_c");
+  return buffer_attach(fn_, buffer, size);
+}
+PAMIR_ALIAS(Buffer_attach_c);
+int PMPI_Buffer_detach(void *buffer_addr, int *size) {
+  PAMIR_ENTER("MPI_Buffer_detach");
+  return buffer_detach(fn_, buffer_addr, size);
+}
+PAMIR_ALIAS(Buffer_detach);
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) {
+  PAMIR_ENTER("MPI_Buffer_detach_c");
+  return buffer_detach(fn_, buffer_addr, size);
+}
+PAMIR_ALIAS(Buffer_detach_c);
+
+// --- single completion ---------------------------------------------------------------------------
+
+#define PAMIR_REQUEST(h)                                                                          \
+  ({                                                                                              \
+    pamir::Request *r_ = request_of(h);                                                           \
+    if (__builtin_expect(!r_, 0))                                                                 \
+      return raise(nullptr, fn_, MPI_ERR_REQUEST, "invalid request handle %p (freed or never made)", \
+                   static_cast<void *>(h));                                                       \
+    r_;                                                                                           \
+  })
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
+  PAMIR_ENTER("MPI_Wait");
+  PAMIR_CHECK(nullptr, request, MPI_ERR_REQUEST, "request is NULL");
+  if (*request == MPI_REQUEST_NULL) {
+    status_empty(status);
+    return MPI_SUCCESS;
+  }
+  pamir::Request *r = PAMIR_REQUEST(*request);
+  context().wait_until([r] { return r->complete; });
+  *request = MPI_REQUEST_NULL;
+  return request_finish(r, status, fn_, true);
+}
+PAMIR_ALIAS(Wait);
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  PAMIR_ENTER("MPI_Test");
+  PAMIR_CHECK(nullptr, request && flag, MPI_ERR_ARG, "request or flag is NULL");
+  if (*request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    status_empty(status);
+    return MPI_SUCCESS;
+  }
+  pamir::Request *r = PAMIR_REQUEST(*request);
+  if (!r->complete) context().advance();
+  *flag = r->complete;
+  if (!r->complete) return MPI_SUCCESS;
+  *request = MPI_REQUEST_NULL;
+  return request_finish(r, status, fn_, true);
+}
+PAMIR_ALIAS(Test);
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  PAMIR_ENTER("MPI_Request_get_status");
+  PAMIR_CHECK(nullptr, flag, MPI_ERR_ARG, "flag is NULL");
+  if (request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    status_empty(status);
+    return MPI_SUCCESS;
+  }
+  pamir::Request *r = PAMIR_REQUEST(request);
+  if (!r->complete) context().advance();
+  *flag = r->complete;
+  if (r->complete) {
+    status_from(status, r->status);
+    return request_error(r, fn_, true);
+  }
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Request_get_status);
+
+int PMPI_Request_free(MPI_Request *request) {
+  PAMIR_ENTER("MPI_Request_free");
+  PAMIR_CHECK(nullptr, request, MPI_ERR_REQUEST, "request is NULL");
+  PAMIR_CHECK(nullptr, *request != MPI_REQUEST_NULL, MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
+  pamir::Request *r = PAMIR_REQUEST(*request);
+  *request = MPI_REQUEST_NULL;
+  if (r->complete) {
+    request_release(r);
+  } else {
+    request_detach(r);
+  }
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Request_free);
+
+int PMPI_Cancel(MPI_Request *request) {
+  PAMIR_ENTER("MPI_Cancel");
+  PAMIR_CHECK(nullptr, request, MPI_ERR_REQUEST, "request is NULL");
+  PAMIR_CHECK(nullptr, *request != MPI_REQUEST_NULL, MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be cancelled");
+  pamir::Request *r = PAMIR_REQUEST(*request);
+  // Receives that have not matched are cancelled; a send that has started is not (MPI allows that),
+  // and MPI_Test_cancelled then reports false.
+  if (r->kind == pamir::ReqKind::recv && !r->complete) context().cancel_recv(r);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Cancel);
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
+  PAMIR_ENTER("MPI_Test_cancelled");
+  PAMIR_CHECK(nullptr, status && flag, MPI_ERR_ARG, "status or flag is NULL");
+  *flag = status->MPI_internal[2] != 0;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Test_cancelled);
+
+// --- multiple completion -------------------------------------------------------------------------
+
+namespace {
+
+// Finishes request i of a multiple-completion call: status (with MPI_ERROR set), release, error.
+int finish_in_array(MPI_Request *reqs, int i, MPI_Status *statuses, const char *fn) {
+  pamir::Request *r = request_of(reqs[i]);
+  MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+  reqs[i] = MPI_REQUEST_NULL;
+  int rc = request_finish(r, st, fn, false);
+  if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
+  return rc;
+}
+
+int check_array(const char *fn_, int count, MPI_Request *reqs) {
+  PAMIR_CHECK(nullptr, count >= 0, MPI_ERR_COUNT, "negative count %d", count);
+  PAMIR_CHECK(nullptr, reqs || count == 0, MPI_ERR_REQUEST, "array_of_requests is NULL");
+  for (int i = 0; i < count; ++i)
+    PAMIR_CHECK(nullptr, reqs[i] == MPI_REQUEST_NULL || request_of(reqs[i]), MPI_ERR_REQUEST,
+                "array_of_requests[%d] is not a valid request (freed or never made)", i);
+  return MPI_SUCCESS;
+}
+
+// The error of a multiple-completion call: MPI_ERR_IN_STATUS, raised on the communicator of the
+// first failed request, with the reasons in the statuses.
+int in_status_error(const char *fn, Comm *c, int failed, int first_code) {
+  return raise(c, fn, MPI_ERR_IN_STATUS, "%d request(s) failed; the first: %s", failed,
+               error_string(first_code).c_str());
+}
+
+}  // namespace
+
+static int finish_all(const char *fn_, int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses) {
+  int failed = 0, first = MPI_SUCCESS;
+  Comm *fc = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (array_of_requests[i] == MPI_REQUEST_NULL) {
+      if (array_of_statuses != MPI_STATUSES_IGNORE) {
+        status_empty(&array_of_statuses[i]);
+        array_of_statuses[i].MPI_ERROR = MPI_SUCCESS;
+      }
+      continue;
+    }
+    Comm *c = static_cast<Comm *>(request_of(array_of_requests[i])->mpi_comm);
+    int rc = finish_in_array(array_of_requests, i, array_of_statuses, fn_);
+    if (rc != MPI_SUCCESS && failed++ == 0) {
+      first = rc;
+      fc = c;
+    }
+  }
+  return failed ? in_status_error(fn_, fc, failed, first) : MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  PAMIR_ENTER("MPI_Waitall");
+  if (int rc = check_array(fn_, count, array_of_requests)) return rc;
+  context().wait_until([&] {
+    for (int i = 0; i < count; ++i) {
+      pamir::Request *r = request_of(array_of_requests[i]);
+      if (r && !r->complete) return false;
+    }
+    return true;
+  });
+  return finish_all(fn_, count, array_of_requests, array_of_statuses);
+}
+PAMIR_ALIAS(Waitall);
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) {
+  PAMIR_ENTER("MPI_Testall");
+  PAMIR_CHECK(nullptr, flag, MPI_ERR_ARG, "flag is NULL");
+  if (int rc = check_array(fn_, count, array_of_requests)) return rc;
+  context().advance();
+  for (int i = 0; i < count; ++i) {
+    pamir::Request *r = request_of(array_of_requests[i]);
+    if (r && !r->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return finish_all(fn_, count, array_of_requests, array_of_statuses);
+}
+PAMIR_ALIAS(Testall);
+
+static int any(const char *fn_, int count, MPI_Request *reqs, int *index, int *flag, MPI_Status *status,
+               bool blocking) {
+  PAMIR_CHECK(nullptr, index, MPI_ERR_ARG, "index is NULL");
+  if (int rc = check_array(fn_, count, reqs)) return rc;
+  int found = MPI_UNDEFINED;
+  bool all_null = true;
+  auto scan = [&] {
+    all_null = true;
+    for (int i = 0; i < count; ++i) {
+      pamir::Request *r = request_of(reqs[i]);
+      if (!r) continue;
+      all_null = false;
+      if (r->complete) {
+        found = i;
+        return true;
+      }
+    }
+    return all_null;
+  };
+  if (blocking) {
+    context().wait_until(scan);
+  } else {
+    context().advance();
+    scan();
+  }
+  if (found == MPI_UNDEFINED) {
+    *index = MPI_UNDEFINED;
+    if (flag) *flag = all_null;
+    if (all_null) status_empty(status);
+    return MPI_SUCCESS;
+  }
+  if (flag) *flag = 1;
+  *index = found;
+  pamir::Request *r = request_of(reqs[found]);
+  reqs[found] = MPI_REQUEST_NULL;
+  return request_finish(r, status, fn_, true);
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) {
+  PAMIR_ENTER("MPI_Waitany");
+  return any(fn_, count, array_of_requests, index, nullptr, status, true);
+}
+PAMIR_ALIAS(Waitany);
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) {
+  PAMIR_ENTER("MPI_Testany");
+  PAMIR_CHECK(nullptr, flag, MPI_ERR_ARG, "flag is NULL");
+  return any(fn_, count, array_of_requests, index, flag, status, false);
+}
+PAMIR_ALIAS(Testany);
+
+static int some(const char *fn_, int incount, MPI_Request *reqs, int *outcount, int *indices, MPI_Status *statuses,
+                bool blocking) {
+  PAMIR_CHECK(nullptr, outcount, MPI_ERR_ARG, "outcount is NULL");
+  if (int rc = check_array(fn_, incount, reqs)) return rc;
+  PAMIR_CHECK(nullptr, indices || incount == 0, MPI_ERR_ARG, "array_of_indices is NULL");
+  bool all_null = true;
+  auto ready = [&] {
+    all_null = true;
+    bool any_done = false;
+    for (int i = 0; i < incount; ++i) {
+      pamir::Request *r = request_of(reqs[i]);
+      if (!r) continue;
+      all_null = false;
+      any_done |= r->complete;
+    }
+    return any_done || all_null;
+  };
+  if (blocking) {
+    context().wait_until(ready);
+  } else {
+    context().advance();
+    ready();
+  }
+  if (all_null) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  int n = 0, failed = 0, first = MPI_SUCCESS;
+  Comm *fc = nullptr;
+  for (int i = 0; i < incount; ++i) {
+    pamir::Request *r = request_of(reqs[i]);
+    if (!r || !r->complete) continue;
+    Comm *c = static_cast<Comm *>(r->mpi_comm);
+    indices[n] = i;
+    MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
+    reqs[i] = MPI_REQUEST_NULL;
+    int rc = request_finish(r, st, fn_, false);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
+    if (rc != MPI_SUCCESS && failed++ == 0) {
+      first = rc;
+      fc = c;
+    }
+    ++n;
+  }
+  *outcount = n;
+  return failed ? in_status_error(fn_, fc, failed, first) : MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
+  PAMIR_ENTER("MPI_Waitsome");
+  return some(fn_, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true);
+}
+PAMIR_ALIAS(Waitsome);
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
+  PAMIR_ENTER("MPI_Testsome");
+  return some(fn_, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false);
+}
+PAMIR_ALIAS(Testsome);
+
+// --- statuses ------------------------------------------------------------------------------------
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag) {
+  PAMIR_ENTER("MPI_Status_set_cancelled");
+  PAMIR_CHECK(nullptr, status, MPI_ERR_ARG, "status is NULL");
+  status->MPI_internal[2] = flag != 0;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Status_set_cancelled);
+
+int PMPI_Status_get_source(const MPI_Status *status, int *source) {
+  PAMIR_ENTER("MPI_Status_get_source");
+  PAMIR_CHECK(nullptr, status && source, MPI_ERR_ARG, "status or source is NULL");
+  *source = status->MPI_SOURCE;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Status_get_source);
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag) {
+  PAMIR_ENTER("MPI_Status_get_tag");
+  PAMIR_CHECK(nullptr, status && tag, MPI_ERR_ARG, "status or tag is NULL");
+  *tag = status->MPI_TAG;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Status_get_tag);
+int PMPI_Status_get_error(const MPI_Status *status, int *err) {
+  PAMIR_ENTER("MPI_Status_get_error");
+  PAMIR_CHECK(nullptr, status && err, MPI_ERR_ARG, "status or err is NULL");
+  *err = status->MPI_ERROR;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Status_get_error);
+int PMPI_Status_set_source(MPI_Status *status, int source) {
+  PAMIR_ENTER("MPI_Status_set_source");
+  PAMIR_CHECK(nullptr, status, MPI_ERR_ARG, "status is NULL");
+  status->MPI_SOURCE = source;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Status_set_source);
+int PMPI_Status_set_tag(MPI_Status *status, int tag) {
+  PAMIR_ENTER("MPI_Status_set_tag");
+  PAMIR_CHECK(nullptr, status, MPI_ERR_ARG, "status is NULL");
+  status->MPI_TAG = tag;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Status_set_tag);
+int PMPI_Status_set_error(MPI_Status *status, int err) {
+  PAMIR_ENTER("MPI_Status_set_error");
+  PAMIR_CHECK(nullptr, status, MPI_ERR_ARG, "status is NULL");
+  status->MPI_ERROR = err;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Status_set_error);
+
+static int set_elements(const char *fn_, MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
+  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  PAMIR_CHECK(nullptr, status, MPI_ERR_ARG, "status is NULL");
+  PAMIR_CHECK(nullptr, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
+  status_set_bytes(status, uint64_t(count) * uint64_t(t->extent));
+  return MPI_SUCCESS;
+}
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) {
+  PAMIR_ENTER("MPI_Status_set_elements");
+  return set_elements(fn_, status, datatype, count);
+}
+PAMIR_ALIAS(Status_set_elements);
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
+  PAMIR_ENTER("MPI_Status_set_elements_c");
+  return set_elements(fn_, status, datatype, count);
+}
+PAMIR_ALIAS(Status_set_elements_c);
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
+  PAMIR_ENTER("MPI_Status_set_elements_x");
+  return set_elements(fn_, status, datatype, count);
+}
+PAMIR_ALIAS(Status_set_elements_x);

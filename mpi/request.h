@@ -1,0 +1,46 @@
+// What the MPI binding keeps around a pamir::Request: finishing one (status, error, release), and
+// the bookkeeping that MPI_Finalize needs (requests freed while active, buffered sends).
+#pragma once
+
+#include <mpi.h>
+
+#include "mpi/comm.h"
+#include "pami/match.h"
+#include "pami/request.h"
+
+namespace pamir::mpi {
+
+inline pamir::Request *request_of(MPI_Request h) {
+  auto *r = reinterpret_cast<pamir::Request *>(h);
+  return (reinterpret_cast<uintptr_t>(h) >= kPredefinedLimit && r->magic == pamir::kRequestMagic) ? r : nullptr;
+}
+
+// The MPI error code of a completed request (MPI_SUCCESS, or a detailed code raised on its
+// communicator's error handler when `raise_it`).
+int request_error(pamir::Request *r, const char *fn, bool raise_it);
+
+// Fills the status, frees the request and returns its error code (raised on the handler of the
+// request's communicator when `raise_it`).
+int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it);
+
+// MPI_Request_free on an active request: it is released when it completes.
+void request_detach(pamir::Request *r);
+// Operations MPI_Finalize must still wait for (detached requests, buffered sends).
+size_t detached_outstanding();
+
+// A message taken by MPI_Mprobe/MPI_Improbe, waiting for MPI_Mrecv/MPI_Imrecv.
+struct Message : Object {
+  static constexpr Kind kKind = Kind::message;
+  pamir::Unexpected *u = nullptr;
+  Comm *comm = nullptr;
+};
+MPI_Message message_make(Comm *c, pamir::Unexpected *u);
+void message_release(Message *m);
+
+// Buffered sends (MPI_Buffer_attach): copies the message into the attached buffer and sends from
+// there. Returns MPI_SUCCESS or raises.
+int bsend_start(Comm *c, const char *fn, const void *buf, uint64_t bytes, int dest, int tag);
+// Waits until every buffered send has left the attached buffer.
+void bsend_drain();
+
+}  // namespace pamir::mpi

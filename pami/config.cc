@@ -1,0 +1,132 @@
+#include "pami/config.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+#include "pami/select.h"
+
+extern char **environ;
+
+namespace pamir::config {
+
+Setting send_protocols{"PAMIR_SEND_PROTOCOLS", "immediate:192,eager", Type::ProtocolTable,
+                       "point-to-point protocol by message size: name:upper-bound,...,name (bounds in "
+                       "bytes, K/M/G suffixes; the last entry has no bound)",
+                       nullptr};
+Setting stats{"PAMIR_STATS", "0", Type::Bool, "print per-protocol message counts at MPI_Finalize", nullptr};
+Setting shm_ring_size{"PAMIR_SHM_RING_SIZE", "64K", Type::Size,
+                      "bytes of each shared-memory ring between a pair of local ranks (4K to 16M)", nullptr};
+Setting spin_count{"PAMIR_SPIN_COUNT", "2000", Type::Count,
+                   "progress polls a blocked call makes before it sleeps on its doorbell", nullptr};
+Setting sleep_max_us{"PAMIR_SLEEP_MAX_US", "10000", Type::Count,
+                     "longest sleep, in microseconds, before a blocked call polls again", nullptr};
+Setting device{"PAMIR_DEVICE", "shm", Type::Choice, "device for ranks on the same node", "shm"};
+
+std::vector<Setting *> &all() {
+  static std::vector<Setting *> list{&send_protocols, &stats, &shm_ring_size, &spin_count, &sleep_max_us, &device};
+  return list;
+}
+
+Setting *find(const char *name) {
+  for (Setting *s : all())
+    if (std::strcmp(s->name, name) == 0) return s;
+  return nullptr;
+}
+
+bool parse_size(const char *text, uint64_t &out) {
+  if (!text || !std::isdigit(static_cast<unsigned char>(*text))) return false;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno) return false;
+  uint64_t mult = 1;
+  switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': mult = 1ull << 10; ++end; break;
+    case 'm': case 'M': mult = 1ull << 20; ++end; break;
+    case 'g': case 'G': mult = 1ull << 30; ++end; break;
+    default: return false;
+  }
+  if (*end == 'B' || *end == 'b') ++end;
+  if (*end != '\0') return false;
+  if (v > UINT64_MAX / mult) return false;
+  out = v * mult;
+  return true;
+}
+
+bool parse_bool(const char *text, bool &out) {
+  static const struct {
+    const char *word;
+    bool value;
+  } words[] = {{"1", true},     {"0", false}, {"yes", true}, {"no", false},
+               {"true", true},  {"false", false}, {"on", true}, {"off", false}};
+  for (const auto &w : words)
+    if (strcasecmp(text, w.word) == 0) {
+      out = w.value;
+      return true;
+    }
+  return false;
+}
+
+static bool parse(Setting &s, const char *text, std::string &why) {
+  switch (s.type) {
+    case Type::Bool:
+      if (!parse_bool(text, s.flag)) {
+        why = "expected 0 or 1 (or yes/no, true/false, on/off)";
+        return false;
+      }
+      s.number = s.flag;
+      return true;
+    case Type::Size:
+    case Type::Count:
+      if (!parse_size(text, s.number)) {
+        why = s.type == Type::Size ? "expected a size such as 65536, 64K or 4M" : "expected a whole number";
+        return false;
+      }
+      if (&s == &shm_ring_size && (s.number < 4096 || s.number > (16u << 20) || (s.number & (s.number - 1)))) {
+        why = "expected a power of two from 4K to 16M";
+        return false;
+      }
+      return true;
+    case Type::ProtocolTable: {
+      SendTable t;
+      return parse_send_table(text, t, why);
+    }
+    case Type::Choice: {
+      std::string list = s.choices;
+      size_t pos = 0;
+      while (pos <= list.size()) {
+        size_t comma = list.find(',', pos);
+        if (comma == std::string::npos) comma = list.size();
+        if (list.compare(pos, comma - pos, text) == 0 && std::strlen(text) == comma - pos) return true;
+        pos = comma + 1;
+      }
+      why = std::string("expected one of: ") + s.choices;
+      return false;
+    }
+  }
+  return false;
+}
+
+bool load(std::string &why, std::vector<std::string> &warnings) {
+  for (Setting *s : all()) {
+    const char *env = std::getenv(s->name);
+    s->from_env = env != nullptr;
+    const char *text = env ? env : s->default_value;
+    std::string reason;
+    if (!parse(*s, text, reason)) {
+      why = std::string(s->name) + "=\"" + text + "\" is not valid: " + reason;
+      return false;
+    }
+    s->value = text;
+  }
+  for (char **e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "PAMIR_", 6) != 0) continue;
+    std::string name(*e, std::strcspn(*e, "="));
+    if (!find(name.c_str())) warnings.push_back("unknown setting " + name + " is ignored (pamir_info lists them all)");
+  }
+  return true;
+}
+
+}  // namespace pamir::config

@@ -1,0 +1,49 @@
+// PAMIR_* settings: declared once here with their defaults, read once from the environment at
+// MPI_Init, listed by pamir_info. A bad value is an error that names the variable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pamir::config {
+
+enum class Type { Bool, Size, Count, ProtocolTable, Choice };
+
+struct Setting {
+  Setting(const char *n, const char *d, Type t, const char *h, const char *c)
+      : name(n), default_value(d), type(t), help(h), choices(c) {}
+  const char *name;
+  const char *default_value;
+  Type type;
+  const char *help;
+  const char *choices;  // Type::Choice: comma-separated names
+  std::string value;    // effective text
+  bool from_env = false;
+  // Parsed forms, valid after load().
+  uint64_t number = 0;
+  bool flag = false;
+};
+
+// All settings, in the order pamir_info prints them.
+std::vector<Setting *> &all();
+Setting *find(const char *name);
+
+// Reads every setting from the environment. Returns false with `why` naming the variable and the
+// reason. Unknown PAMIR_* variables are reported in `warnings` (a likely typo).
+bool load(std::string &why, std::vector<std::string> &warnings);
+
+// Parsers, public for the unit tests.
+bool parse_size(const char *text, uint64_t &out);  // "64", "32K", "4M", "1G"
+bool parse_bool(const char *text, bool &out);      // 1/0, yes/no, true/false, on/off
+
+// The settings themselves.
+extern Setting send_protocols;  // PAMIR_SEND_PROTOCOLS
+extern Setting stats;           // PAMIR_STATS
+extern Setting shm_ring_size;   // PAMIR_SHM_RING_SIZE
+extern Setting spin_count;      // PAMIR_SPIN_COUNT
+extern Setting sleep_max_us;    // PAMIR_SLEEP_MAX_US
+extern Setting device;          // PAMIR_DEVICE
+
+}  // namespace pamir::config

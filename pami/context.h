@@ -1,0 +1,124 @@
+// The context: a progress engine over the devices, the endpoint table (task -> device), the matcher
+// and the point-to-point protocols. Progress is weak: advance() runs inside MPI calls only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "pami/bootstrap.h"
+#include "pami/dispatch.h"
+#include "pami/list.h"
+#include "pami/lock.h"
+#include "pami/match.h"
+#include "pami/request.h"
+#include "pami/select.h"
+#include "pami/stats.h"
+
+namespace pamir {
+
+class Context {
+ public:
+  Context();
+  ~Context();
+
+  // Bootstrap, then the devices. Returns 0, or nonzero with the reason in `why`.
+  int init(std::string &why);
+  // Sends everything still queued, shuts the devices down, leaves PMIx.
+  void finalize();
+
+  Bootstrap &boot() { return boot_; }
+  uint32_t task() const { return self_; }
+  uint32_t ntasks() const { return ntasks_; }
+  const SendTable &send_table() const { return send_table_; }
+  Matcher &matcher() { return matcher_; }
+  const char *device_name(uint32_t task) const;
+
+  // The fast path of a blocking send: sends the whole message at once when it fits in one packet and
+  // nothing is queued for the peer. Returns false (having sent nothing) otherwise.
+  bool try_send_immediate(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes) {
+    if (task == self_ || bytes > immediate_max_) return false;
+    Peer &p = peers_[task];
+    if (!p.sendq.empty() || !p.dev) return false;
+    MsgHeader h{bits, bytes, 0};
+    if (!p.dev->try_send(task, kDispatchMsg, &h, sizeof h, buf, bytes)) return false;
+    ++stats().sends_by_protocol[unsigned(SendProtocol::immediate)];
+    stats().bytes_by_protocol[unsigned(SendProtocol::immediate)] += bytes;
+    return true;
+  }
+
+  // Starts a send described by r (peer_task, buf, bytes, ctx, source = own rank, tag, sync).
+  // It completes through request_complete().
+  void start_send(Request *r);
+  // Starts a receive described by r (ctx, source, tag, buf, bytes = capacity).
+  void start_recv(Request *r);
+  // Cancels a posted receive; false if it has matched already.
+  bool cancel_recv(Request *r);
+  // First unexpected message that a receive (ctx, src, tag) would take; removed when `remove`.
+  Unexpected *probe(uint16_t ctx, int32_t src, int32_t tag, bool remove) {
+    return matcher_.find_unexpected(ctx, src, tag, remove);
+  }
+  // Receives a message taken by probe(remove=true) (MPI_Mrecv).
+  void recv_unexpected(Request *r, Unexpected *u);
+
+  void advance() {
+    if (shm_) shm_->poll();
+    if (__builtin_expect(!pending_.empty(), 0)) push_pending();
+  }
+
+  // Advances until done() holds: spins a little, then sleeps on the doorbell, dropping the library
+  // lock while it sleeps.
+  template <typename Pred>
+  void wait_until(Pred &&done) {
+    for (unsigned i = 0;; ++i) {
+      advance();
+      if (done()) return;
+      if (i >= spin_) idle();
+    }
+  }
+
+ private:
+  struct Incoming {
+    Request *req = nullptr;     // a matched receive being filled
+    Unexpected *unexp = nullptr;  // or an unexpected message being filled
+    uint64_t received = 0;
+    uint64_t total = 0;
+  };
+  struct Peer : ListNode {
+    dev::Device *dev = nullptr;
+    List<Request> sendq;  // sends (and control packets) not yet fully handed to the device
+    Incoming in;
+    bool pending = false;
+  };
+
+  static void deliver(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                      const void *payload, size_t payload_len);
+  void on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len);
+  void on_frag(uint32_t src_task, const void *payload, size_t len);
+  void on_ack(uint64_t cookie);
+  void send_ack(uint32_t task, uint64_t cookie);
+  void fill(Request *r, uint64_t offset, const void *data, size_t len);
+  void finish_recv(Request *r);
+  void finish_send(Request *r);
+  bool push(Peer &p, Request *r);
+  void push_pending();
+  void idle();
+
+  Bootstrap boot_;
+  uint32_t self_ = 0, ntasks_ = 1;
+  std::unique_ptr<dev::Device> shm_;
+  std::vector<Peer> peers_;
+  List<Peer> pending_;
+  Matcher matcher_;
+  SendTable send_table_;
+  uint64_t immediate_max_ = 0;
+  unsigned spin_ = 2000;
+  unsigned sleep_max_us_ = 10000;
+  bool initialized_ = false;
+};
+
+Context &context();
+
+}  // namespace pamir

@@ -1,0 +1,85 @@
+// The one matcher every device uses: per context id, a queue of posted receives and a queue of
+// unexpected messages, both in arrival order. An arriving message takes the first posted receive that
+// accepts it; a new receive takes the first unexpected message it accepts. Keeping one queue per
+// context (not per source) is what keeps MPI's non-overtaking rule with wildcards; in-order traffic
+// matches at the head, so the common case is O(1).
+//
+// Match bits on the wire (64 bits, so the ofi device can carry them as tagged-message tags):
+//   bits 63..48  context id (16)   even: point-to-point context, odd: the collective context
+//   bits 47..28  source rank in the communicator (20)
+//   bits 27..0   tag (28)          so MPI_TAG_UB is 2^28 - 1
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "pami/list.h"
+#include "pami/request.h"
+
+namespace pamir {
+
+constexpr int32_t kAnySource = -1;
+constexpr int32_t kAnyTag = -2;
+constexpr int32_t kTagUb = (1 << 28) - 1;
+constexpr uint32_t kMaxRanks = 1u << 20;
+constexpr unsigned kContextIds = 1u << 16;
+
+inline uint64_t match_bits(uint16_t ctx, int32_t src, int32_t tag) {
+  return (uint64_t(ctx) << 48) | (uint64_t(uint32_t(src) & 0xFFFFF) << 28) | uint64_t(uint32_t(tag) & 0xFFFFFFF);
+}
+inline uint16_t bits_ctx(uint64_t b) { return uint16_t(b >> 48); }
+inline int32_t bits_src(uint64_t b) { return int32_t((b >> 28) & 0xFFFFF); }
+inline int32_t bits_tag(uint64_t b) { return int32_t(b & 0xFFFFFFF); }
+
+// A message that arrived before its receive. Small payloads live inline; the object is recycled.
+struct Unexpected : ListNode {
+  static constexpr size_t kInline = 1024;
+  uint16_t ctx;
+  int32_t src;
+  int32_t tag;
+  uint32_t src_task;
+  uint64_t total;     // message length
+  uint64_t received;  // bytes arrived so far
+  uint64_t sync_cookie;  // nonzero: the sender waits for a match ack
+  uint8_t *data;
+  Request *claimed;  // a receive that matched it before all of it arrived
+  bool probed_out;   // taken by MPI_Mprobe: no longer in the queue
+  alignas(16) uint8_t inline_data[kInline];
+};
+
+Unexpected *unexpected_alloc(uint64_t total);
+void unexpected_release(Unexpected *u);
+
+class Matcher {
+ public:
+  Matcher();
+  ~Matcher();
+
+  // An arrived message: the first posted receive that accepts it, removed from its queue, or nullptr.
+  Request *take_posted(uint16_t ctx, int32_t src, int32_t tag);
+  // A new receive: the first unexpected message it accepts; removed when `remove`.
+  Unexpected *find_unexpected(uint16_t ctx, int32_t src, int32_t tag, bool remove);
+
+  void post(Request *r);
+  void add_unexpected(Unexpected *u);
+  // Removes a posted receive (cancel); false if it was already matched.
+  bool unpost(Request *r);
+
+  size_t posted_count() const { return posted_; }
+  size_t unexpected_count() const { return unexpected_; }
+
+ private:
+  struct Queues {
+    List<Request> posted;
+    List<Unexpected> unexpected;
+  };
+  Queues &queues(uint16_t ctx);
+  std::unique_ptr<Queues *[]> by_ctx_;
+  size_t posted_ = 0, unexpected_ = 0;
+};
+
+inline bool accepts(int32_t want_src, int32_t want_tag, int32_t src, int32_t tag) {
+  return (want_src == src || want_src == kAnySource) && (want_tag == tag || want_tag == kAnyTag);
+}
+
+}  // namespace pamir

@@ -1,0 +1,83 @@
+// One pooled request object for every kind of operation. MPI_Request points at one; the MPI binding
+// checks `magic` before it trusts a handle, and a released request has its magic cleared, so a freed
+// handle is caught rather than used.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "pami/list.h"
+
+namespace pamir {
+
+// Error codes of the PAMI layer; the MPI binding maps them to error classes.
+enum class Err : int32_t {
+  ok = 0,
+  truncate,      // the message is longer than the receive buffer
+  proc_failed,   // the peer is gone
+  device,        // a device operation failed
+  intern,        // an invariant broke
+};
+
+enum class ReqKind : uint8_t {
+  send,        // point-to-point send
+  recv,        // point-to-point receive
+  persistent,  // MPI_Send_init/Recv_init family: `active` tells whether a started operation runs
+  schedule,    // a nonblocking collective's schedule
+  generalized, // MPI_Grequest_start
+};
+
+struct Status {
+  int32_t source = 0;  // rank in the communicator
+  int32_t tag = 0;
+  Err error = Err::ok;
+  bool cancelled = false;
+  uint64_t bytes = 0;  // bytes delivered into the receive buffer
+  uint64_t sent_bytes = 0;  // bytes the sender sent (more than `bytes` on truncation)
+};
+
+constexpr uint32_t kRequestMagic = 0x52455131;  // "REQ1"
+
+struct Request : ListNode {
+  uint32_t magic = 0;
+  ReqKind kind = ReqKind::send;
+  bool complete = false;
+  bool user_freed = false;   // MPI_Request_free on an active request: release at completion
+  bool sync = false;         // synchronous send: completes when the receiver matched it
+  bool acked = false;        // synchronous send: the receiver's match ack has arrived
+  bool posted = false;       // receive: sits in a posted queue
+  bool started = false;      // send: the first packet (with the header) has gone out
+  bool control = false;      // an internal packet (match ack) queued behind a full device
+  Status status;
+
+  // Matching (receives) and addressing (sends).
+  uint16_t ctx = 0;
+  int32_t source = 0;  // receive: rank or any-source (-1); send: own rank in the communicator
+  int32_t tag = 0;     // receive: tag or any-tag (-2)
+  uint32_t peer_task = 0;
+
+  // Buffer (contiguous bytes).
+  void *buf = nullptr;
+  uint64_t bytes = 0;   // send: message length; receive: buffer capacity
+  uint64_t offset = 0;  // send: bytes handed to the device so far
+
+  // Owned by the MPI binding (communicator, datatype, persistent arguments, ...).
+  void *mpi_comm = nullptr;
+  void *mpi_type = nullptr;
+  uint64_t mpi_count = 0;
+  void *ext = nullptr;        // kind-specific extension (schedule, generalized request state)
+  void (*on_complete)(Request *) = nullptr;  // called once when `complete` becomes true
+};
+
+// The request pool: a free list over slabs that are never returned, so reading a stale handle's magic
+// is always safe.
+Request *request_alloc(ReqKind kind);
+void request_release(Request *r);
+size_t requests_in_use();
+
+inline void request_complete(Request *r) {
+  r->complete = true;
+  if (r->on_complete) r->on_complete(r);
+}
+
+}  // namespace pamir

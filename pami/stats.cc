@@ -1,0 +1,24 @@
+#include "pami/stats.h"
+
+#include <cstdio>
+
+namespace pamir {
+
+Stats &stats() {
+  static Stats s;
+  return s;
+}
+
+void print_stats(int rank) {
+  const Stats &s = stats();
+  for (unsigned p = 0; p < unsigned(SendProtocol::count_); ++p)
+    std::fprintf(stderr, "pamir stats: rank %d send.%s %llu messages %llu bytes\n", rank,
+                 protocol_name(SendProtocol(p)), (unsigned long long)s.sends_by_protocol[p],
+                 (unsigned long long)s.bytes_by_protocol[p]);
+  std::fprintf(stderr, "pamir stats: rank %d send.self %llu\n", rank, (unsigned long long)s.self_sends);
+  std::fprintf(stderr, "pamir stats: rank %d recv.unexpected %llu\n", rank, (unsigned long long)s.unexpected);
+  std::fprintf(stderr, "pamir stats: rank %d send.queued %llu\n", rank, (unsigned long long)s.send_queued);
+  std::fprintf(stderr, "pamir stats: rank %d wait.sleeps %llu\n", rank, (unsigned long long)s.sleeps);
+}
+
+}  // namespace pamir

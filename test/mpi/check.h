@@ -1,0 +1,43 @@
+/* Shared helpers for the multi-rank test programs: count checks, print failures with their place. */
+#ifndef PAMIR_TEST_CHECK_H
+#define PAMIR_TEST_CHECK_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int checks_passed, checks_failed;
+
+#define CHECK(cond, ...)                                                   \
+  do {                                                                     \
+    if (cond) {                                                            \
+      ++checks_passed;                                                     \
+    } else {                                                               \
+      ++checks_failed;                                                     \
+      int r_ = -1;                                                         \
+      MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                  \
+      fprintf(stderr, "FAIL rank %d %s:%d: %s: ", r_, __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                        \
+      fprintf(stderr, "\n");                                               \
+    }                                                                      \
+  } while (0)
+
+/* The class of an MPI error code. */
+static inline int err_class(int code) {
+  int cls = -1;
+  MPI_Error_class(code, &cls);
+  return cls;
+}
+
+/* Ends the program: one summary line per rank 0 and exit 0 only if every rank passed. */
+static inline int finish(const char *name) {
+  int failed = checks_failed, total_failed = 0, passed = checks_passed, total_passed = 0, rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Allreduce(&failed, &total_failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&passed, &total_passed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("%s: %d checks passed, %d failed\n", name, total_passed, total_failed);
+  MPI_Finalize();
+  return total_failed ? 1 : 0;
+}
+
+#endif

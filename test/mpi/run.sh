@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Multi-rank tests: builds every program in test/mpi with the installed mpicc and runs it under the
+# installed mpirun with 1-4 ranks (4 oversubscribes two cores), each under `mpirun --timeout` so a hang
+# fails in seconds. Prints PASS/FAIL per case and a final "N passed, N failed".
+#
+# usage: test/mpi/run.sh PREFIX        (PAMIR_TEST_QUICK=1: the sanitizer pass's subset)
+set -u
+prefix=$(cd "${1:?usage: run.sh PREFIX}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d /tmp/pamir-mpi-tests.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mpicc="$prefix/bin/mpicc"
+mpirun="$prefix/bin/mpirun"
+quick=${PAMIR_TEST_QUICK:-0}
+passed=0
+failed=0
+
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+for src in "$here"/*.c; do
+  name=$(basename "$src" .c)
+  if ! "$mpicc" -O2 -g -Wall -Wextra -Werror -o "$work/$name" "$src" -lpthread 2>"$work/$name.build"; then
+    fail "build $name" "$(head -20 "$work/$name.build")"
+  fi
+done
+
+# run NAME EXPECTED_EXIT NP [ENV=VALUE ...] -- PROGRAM ARGS: runs under mpirun, keeps stdout/stderr.
+run() {
+  local name=$1 expect=$2 np=$3
+  shift 3
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  local prog=$1
+  shift
+  if [ ! -x "$work/$prog" ]; then fail "$name" "program $prog was not built"; return 1; fi
+  local start end rc
+  start=$(date +%s.%N)
+  env "${envs[@]+"${envs[@]}"}" "$mpirun" --timeout 120 -n "$np" "$work/$prog" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+  end=$(date +%s.%N)
+  elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+  if [ "$rc" != "$expect" ]; then
+    fail "$name" "exit $rc, expected $expect; stderr: $(tail -5 "$work/$name.err" | tr '\n' '|') stdout: $(tail -3 "$work/$name.out" | tr '\n' '|')"
+    return 1
+  fi
+  return 0
+}
+
+ok_case() {  # a self-checking program that must exit 0
+  local name=$1
+  if run "$@"; then pass "$name ($(tail -1 "$work/$name.out"))"; fi
+}
+
+leftovers() {  # processes of the job or segment files still around
+  local left=""
+  pgrep -f "$work/" >/dev/null && left="processes: $(pgrep -af "$work/" | head -3 | tr '\n' ' ')"
+  ls /dev/shm/pamir-* >/dev/null 2>&1 && left="$left shm: $(ls /dev/shm/pamir-* | head -3 | tr '\n' ' ')"
+  echo "$left"
+}
+
+programs=$(cd "$here" && ls *.c | sed 's/\.c$//')
+has() { echo "$programs" | grep -qx "$1"; }
+
+nps="1 2 3 4"
+[ "$quick" = 1 ] && nps="1 2 4"
+for np in $nps; do ok_case "pt2pt_basic.np$np" 0 "$np" -- pt2pt_basic; done
+ok_case "pt2pt_basic.eager_only" 0 4 PAMIR_SEND_PROTOCOLS=eager -- pt2pt_basic
+ok_case "pt2pt_basic.small_ring" 0 3 PAMIR_SHM_RING_SIZE=4K PAMIR_SEND_PROTOCOLS=immediate:64,eager -- pt2pt_basic
+ok_case "pt2pt_basic.no_spin" 0 4 PAMIR_SPIN_COUNT=0 -- pt2pt_basic
+for np in 2 4; do ok_case "pt2pt_order.np$np" 0 "$np" -- pt2pt_order; done
+for np in 2 3; do ok_case "threads.np$np" 0 "$np" -- threads; done
+for prog in coll_basic comm_basic attr_basic group_basic; do
+  has "$prog" || continue
+  for np in $nps; do ok_case "$prog.np$np" 0 "$np" -- "$prog"; done
+done
+
+# Protocol counters: an all-eager table must send nothing as immediate.
+if run stats.eager 0 2 PAMIR_STATS=1 PAMIR_SEND_PROTOCOLS=eager -- pt2pt_order; then
+  if grep -q "send.immediate 0 messages" "$work/stats.eager.err" && grep -Eq "send.eager [1-9]" "$work/stats.eager.err"; then
+    pass stats.eager
+  else
+    fail stats.eager "counters: $(grep 'send\.' "$work/stats.eager.err" | head -4 | tr '\n' '|')"
+  fi
+fi
+
+# A bad setting names the variable.
+if run bad_setting 1 2 PAMIR_SEND_PROTOCOLS=eager:10,bogus -- pt2pt_basic; then
+  if grep -q "PAMIR_SEND_PROTOCOLS" "$work/bad_setting.err"; then pass bad_setting; else fail bad_setting "no variable named: $(head -2 "$work/bad_setting.err")"; fi
+fi
+
+# MPI_ERRORS_ARE_FATAL names the function, the class and the reason.
+if run fatal 6 2 -- fatal; then
+  if grep -q "MPI_Send: MPI_ERR_RANK: destination rank" "$work/fatal.err"; then pass fatal; else fail fatal "message: $(head -3 "$work/fatal.err" | tr '\n' '|')"; fi
+fi
+
+# MPI_Abort ends the job with its code.
+if run abort 7 3 -- abort; then
+  l=$(leftovers)
+  if [ -z "$l" ]; then pass "abort (${elapsed}s)"; else fail abort "left behind: $l"; fi
+fi
+
+# A rank killed with SIGKILL ends the job within 10 s, named, with nothing left behind.
+for how in kill exit; do
+  expect=137
+  [ "$how" = exit ] && expect=3
+  if run "die.$how" "$expect" 3 -- die "$how"; then
+    l=$(leftovers)
+    if ! grep -q "rank 1" "$work/die.$how.err"; then
+      fail "die.$how" "no line naming rank 1: $(head -3 "$work/die.$how.err" | tr '\n' '|')"
+    elif awk -v e="$elapsed" 'BEGIN { exit !(e > 10) }'; then
+      fail "die.$how" "the job took ${elapsed}s to end"
+    elif [ -n "$l" ]; then
+      fail "die.$how" "left behind: $l"
+    else
+      pass "die.$how (job ended in ${elapsed}s)"
+    fi
+  fi
+done
+
+# Without a launcher: a singleton.
+if (cd "$work" && env -u PMIX_NAMESPACE ./singleton >"$work/singleton.out" 2>"$work/singleton.err"); then
+  pass "singleton ($(tail -1 "$work/singleton.out"))"
+else
+  fail singleton "$(tail -3 "$work/singleton.err" | tr '\n' '|')"
+fi
+
+# One message above 2 GiB (normal build only).
+if [ "$quick" != 1 ]; then ok_case big 0 2 -- big; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,600 @@
+// The shm device (devices/shm/shm_device.h) with real processes: segment life, lazy rings, FIFO order
+// under concurrency, the doorbell and cross-memory reads. Ranks are forked children (test_shm_util.h);
+// their node barrier is a pipe protocol run by the test process.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "devices/shm/shm_device.h"
+#include "test/unit/test_shm_util.h"
+
+namespace {
+
+using pamir::dev::ShmDevice;
+using pamir::dev::ShmParams;
+using pamir::dev::Sink;
+using shm_test::run_ranks;
+
+using Handler = std::function<void(uint32_t src, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                                   const void *payload, size_t payload_len)>;
+
+void deliver(void *arg, uint32_t src, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
+             size_t payload_len) {
+  (*static_cast<Handler *>(arg))(src, dispatch, hdr, hdr_len, payload, payload_len);
+}
+
+ShmParams params(const std::string &path, uint32_t local_rank, const std::vector<uint32_t> &tasks,
+                 std::function<int()> barrier, Handler *handler, size_t ring_bytes = 64 * 1024) {
+  ShmParams p;
+  p.path = path;
+  p.local_rank = local_rank;
+  p.tasks = tasks;
+  p.my_task = tasks[local_rank];
+  p.barrier = std::move(barrier);
+  p.ring_bytes = ring_bytes;
+  p.spin_before_sleep = 100;
+  p.sink = Sink{deliver, handler};
+  return p;
+}
+
+// In a child: create or fail the child.
+std::unique_ptr<ShmDevice> make(const ShmParams &p) {
+  std::string why;
+  auto d = ShmDevice::create(p, why);
+  SHM_CHECK(d != nullptr, why);
+  return d;
+}
+
+void send(ShmDevice &d, uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+          const void *payload = nullptr, size_t len = 0) {
+  while (!d.try_send(task, dispatch, hdr, hdr_len, payload, len)) d.poll();
+}
+
+char proc_state(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE *f = std::fopen(path, "r");
+  if (!f) return '?';
+  char buf[512] = {};
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char *rp = std::strrchr(buf, ')');  // "pid (comm) S ..."
+  return rp && rp[1] == ' ' ? rp[2] : '?';
+}
+
+double now_s() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+TEST(ShmDevice, RejectsBadParameters) {
+  Handler h = [](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {};
+  std::string why;
+  ShmParams p = params(shm_test::segment_path("bad"), 0, {4}, nullptr, &h, 5000);
+  EXPECT_EQ(ShmDevice::create(p, why), nullptr);
+  EXPECT_NE(why.find("PAMIR_SHM_RING_SIZE"), std::string::npos) << why;
+  p.ring_bytes = 1024;
+  EXPECT_EQ(ShmDevice::create(p, why), nullptr);
+  p = params(shm_test::segment_path("bad"), 0, {4, 3}, [] { return 0; }, &h);
+  EXPECT_EQ(ShmDevice::create(p, why), nullptr);
+  EXPECT_NE(why.find("ascending"), std::string::npos) << why;
+  p = params(shm_test::segment_path("bad"), 1, {3, 4}, [] { return 0; }, &h);
+  p.my_task = 3;
+  EXPECT_EQ(ShmDevice::create(p, why), nullptr);
+  p = params(shm_test::segment_path("bad"), 0, {3}, nullptr, &h);
+  p.sink.deliver = nullptr;
+  EXPECT_EQ(ShmDevice::create(p, why), nullptr);
+  p = params(shm_test::segment_path("bad"), 0, {3, 4}, nullptr, &h);
+  EXPECT_EQ(ShmDevice::create(p, why), nullptr);  // no barrier
+}
+
+// A file at the segment's name that is not ours, or readable by others, is refused before the barrier.
+TEST(ShmDevice, RefusesForeignSegmentFile) {
+  Handler h = [](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {};
+  const std::string path = shm_test::segment_path("foreign");
+  int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  bool barrier_called = false;
+  ShmParams p = params(path, 0, {0, 1}, [&] { return barrier_called = true, 0; }, &h);
+  std::string why;
+  EXPECT_EQ(ShmDevice::create(p, why), nullptr);
+  EXPECT_NE(why.find("refusing"), std::string::npos) << why;
+  if (::geteuid() == 0) {  // root can give the file away: a file of another user is refused too
+    ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+    ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+    why.clear();
+    EXPECT_EQ(ShmDevice::create(p, why), nullptr);
+    EXPECT_NE(why.find("refusing"), std::string::npos) << why;
+  }
+  EXPECT_FALSE(barrier_called);
+  ::unlink(path.c_str());
+}
+
+// One rank on the node: no file, no barrier; sends to itself work.
+TEST(ShmDevice, SingleRankNeedsNoSegmentFile) {
+  unsigned got = 0;
+  Handler h = [&](uint32_t src, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
+                  size_t len) {
+    EXPECT_EQ(src, 5u);
+    EXPECT_EQ(dispatch, 40 + got);
+    ASSERT_EQ(hdr_len, 4u);
+    uint32_t v;
+    std::memcpy(&v, hdr, 4);
+    EXPECT_EQ(v, got);
+    ASSERT_EQ(len, 1000u);
+    EXPECT_EQ(static_cast<const unsigned char *>(payload)[999], got);
+    ++got;
+  };
+  const std::string path = shm_test::segment_path("single");
+  ShmParams p = params(path, 0, {5}, nullptr, &h);
+  std::string why;
+  auto d = ShmDevice::create(p, why);
+  ASSERT_NE(d, nullptr) << why;
+  EXPECT_FALSE(shm_test::path_exists(path));
+  EXPECT_STREQ(d->name(), "shm");
+  EXPECT_TRUE(d->reaches(5));
+  EXPECT_FALSE(d->reaches(4));
+  EXPECT_FALSE(d->reaches(6));
+  EXPECT_EQ(d->max_header(), ShmDevice::kMaxHeader);
+  EXPECT_EQ(d->max_payload(16), 16384u - 32u);
+  EXPECT_EQ(d->max_payload(ShmDevice::kMaxHeader + 1), 0u);
+  EXPECT_EQ(d->spin_before_sleep(), 100u);
+  EXPECT_EQ(d->peer_pid(5), static_cast<uint32_t>(::getpid()));
+  EXPECT_EQ(d->arena_used(), 0u);
+  EXPECT_FALSE(d->pending());
+  std::vector<unsigned char> payload(1000);
+  for (uint32_t i = 0; i < 3; ++i) {
+    payload[999] = static_cast<unsigned char>(i);
+    EXPECT_TRUE(d->try_send(5, static_cast<uint16_t>(40 + i), &i, 4, payload.data(), payload.size()));
+  }
+  EXPECT_EQ(d->arena_used(), pamir::dev::shm::ring_footprint(64 * 1024));
+  EXPECT_TRUE(d->pending());
+  d->wait(1000000);  // returns at once: there is work
+  EXPECT_EQ(d->poll(), 3u);
+  EXPECT_EQ(got, 3u);
+  EXPECT_EQ(d->poll(), 0u);
+  d->shutdown();
+}
+
+TEST(ShmDevice, SegmentFileIsGoneAfterCreateInEveryProcess) {
+  const std::string path = shm_test::segment_path("gone");
+  ASSERT_FALSE(shm_test::path_exists(path));
+  const std::vector<uint32_t> tasks = {100, 101, 102};
+  std::string err = run_ranks(3, [&](unsigned rank, const std::function<int()> &barrier) {
+    std::vector<uint32_t> pids(3, 0);
+    Handler h = [&](uint32_t src, uint16_t, const void *hdr, uint32_t hdr_len, const void *, size_t) {
+      SHM_CHECK(hdr_len == 4);
+      std::memcpy(&pids[src - 100], hdr, 4);
+    };
+    auto d = make(params(path, rank, tasks, barrier, &h));
+    SHM_CHECK(!shm_test::path_exists(path), "the segment file outlived create()");
+    SHM_CHECK(d->segment_bytes() > 0);
+    SHM_CHECK(d->peer_pid(tasks[rank]) == static_cast<uint32_t>(::getpid()));
+    const uint32_t me = static_cast<uint32_t>(::getpid());
+    for (uint32_t t : tasks)
+      if (t != tasks[rank]) send(*d, t, 1, &me, 4);
+    while (std::count(pids.begin(), pids.end(), 0u) > 1) d->poll();
+    for (uint32_t t : tasks)
+      if (t != tasks[rank])
+        SHM_CHECK(d->peer_pid(t) == pids[t - 100], "the segment's pid table disagrees with the peer");
+    barrier();
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+  EXPECT_FALSE(shm_test::path_exists(path));
+}
+
+// A pair that never talks allocates nothing: the arena grows by one ring per (sender, receiver) that sent.
+TEST(ShmDevice, RingsAreCreatedLazilyPerPair) {
+  const std::string path = shm_test::segment_path("lazy");
+  const std::vector<uint32_t> tasks = {20, 21, 22, 23};
+  const uint64_t fp = pamir::dev::shm::ring_footprint(8192);
+  std::string err = run_ranks(4, [&](unsigned rank, const std::function<int()> &barrier) {
+    unsigned got = 0;
+    Handler h = [&](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) { ++got; };
+    auto d = make(params(path, rank, tasks, barrier, &h, 8192));
+    SHM_CHECK(d->arena_used() == 0);
+    barrier();
+    if (rank == 0) send(*d, 21, 1, "x", 1);
+    if (rank == 1)
+      while (got < 1) d->poll();
+    barrier();
+    SHM_CHECK(d->arena_used() == fp, std::to_string(d->arena_used()));
+    barrier();
+    if (rank == 1) send(*d, 20, 1, "y", 1);
+    if (rank == 0)
+      while (got < 1) d->poll();
+    barrier();
+    SHM_CHECK(d->arena_used() == 2 * fp, std::to_string(d->arena_used()));
+    barrier();
+    // More traffic on existing pairs allocates nothing more.
+    if (rank == 0)
+      for (int i = 0; i < 1000; ++i) send(*d, 21, 1, "z", 1);
+    if (rank == 1)
+      while (got < 1001) d->poll();
+    barrier();
+    SHM_CHECK(d->arena_used() == 2 * fp, std::to_string(d->arena_used()));
+    if (rank >= 2) {
+      SHM_CHECK(!d->pending());
+      SHM_CHECK(d->poll() == 0);
+      SHM_CHECK(got == 0);
+    }
+    barrier();
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+  EXPECT_FALSE(shm_test::path_exists(path));
+}
+
+// Every rank sends to every rank (itself included) at once, with random sizes and header lengths, and
+// polls while it sends. Each receiver checks per-pair order, sizes and checksums.
+class ShmFifo : public ::testing::TestWithParam<std::tuple<unsigned, size_t, uint32_t>> {};
+
+TEST_P(ShmFifo, PerPairOrderUnderConcurrency) {
+  const auto [n, ring, count] = GetParam();
+  const std::string path = shm_test::segment_path("fifo");
+  std::vector<uint32_t> tasks;
+  for (unsigned i = 0; i < n; ++i) tasks.push_back(10 + 3 * i);  // not contiguous: the lookup searches
+  struct Hdr {
+    uint32_t seq, src, dst, len;
+    uint64_t sum;
+  };
+  auto packet = [](uint32_t src, uint32_t dst, uint32_t seq, size_t max_payload_of_hdr0, uint32_t &hdr_len,
+                   uint32_t &len, uint64_t &seed) {
+    const uint64_t r = shm_test::mix((uint64_t{src} << 40) ^ (uint64_t{dst} << 32) ^ seq);
+    hdr_len = static_cast<uint32_t>(sizeof(Hdr) + (r % 5) * 7);
+    const size_t room = max_payload_of_hdr0 - 64;  // headroom for the longest header
+    const unsigned cls = (r >> 8) % 10;
+    len = static_cast<uint32_t>(cls < 6   ? (r >> 16) % 57
+                                : cls < 9 ? (r >> 16) % std::min<size_t>(2049, room + 1)
+                                          : (r >> 16) % (room + 1));
+    seed = r;
+  };
+  std::string err = run_ranks(n, [&](unsigned rank, const std::function<int()> &barrier) {
+    std::vector<uint32_t> next_recv(n, 0);
+    uint64_t received = 0;
+    size_t max0 = 0;
+    Handler h = [&](uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
+                    size_t len) {
+      SHM_CHECK((src_task - 10) % 3 == 0 && (src_task - 10) / 3 < n, std::to_string(src_task));
+      const uint32_t src = (src_task - 10) / 3;
+      Hdr hh;
+      SHM_CHECK(hdr_len >= sizeof hh);
+      std::memcpy(&hh, hdr, sizeof hh);
+      SHM_CHECK(hh.src == src && hh.dst == rank, "misrouted packet");
+      SHM_CHECK(hh.seq == next_recv[src], "from " + std::to_string(src) + ": got #" + std::to_string(hh.seq) +
+                                              ", expected #" + std::to_string(next_recv[src]));
+      uint32_t want_hdr, want_len;
+      uint64_t seed;
+      packet(src, rank, hh.seq, max0, want_hdr, want_len, seed);
+      SHM_CHECK(hdr_len == want_hdr && len == want_len && hh.len == len);
+      SHM_CHECK(dispatch == static_cast<uint16_t>(src * 7 + hh.seq));
+      SHM_CHECK(reinterpret_cast<uintptr_t>(payload) % 8 == 0);
+      SHM_CHECK(shm_test::checksum(payload, len) == hh.sum, "corrupted payload");
+      ++next_recv[src];
+      ++received;
+    };
+    auto d = make(params(path, rank, tasks, barrier, &h, ring));
+    max0 = d->max_payload(0);
+    std::vector<uint32_t> next_send(n, 0);
+    std::vector<unsigned char> buf(max0), hbuf(256, 0);
+    uint64_t sent = 0, refused = 0;
+    const uint64_t total = uint64_t{n} * count;
+    while (sent < total || received < total) {
+      for (unsigned p = 0; p < n; ++p) {
+        for (int burst = 0; burst < 4 && next_send[p] < count; ++burst) {
+          Hdr hh{next_send[p], rank, p, 0, 0};
+          uint32_t hdr_len;
+          uint64_t seed;
+          packet(rank, p, hh.seq, max0, hdr_len, hh.len, seed);
+          shm_test::fill(buf.data(), hh.len, seed);
+          hh.sum = shm_test::checksum(buf.data(), hh.len);
+          std::memcpy(hbuf.data(), &hh, sizeof hh);
+          if (!d->try_send(tasks[p], static_cast<uint16_t>(rank * 7 + hh.seq), hbuf.data(), hdr_len, buf.data(),
+                           hh.len)) {
+            ++refused;
+            break;
+          }
+          ++next_send[p];
+          ++sent;
+        }
+      }
+      d->poll();
+    }
+    SHM_CHECK(d->arena_used() == uint64_t{n} * n * pamir::dev::shm::ring_footprint(ring));
+    barrier();
+    std::printf("[rank %u] sent %llu received %llu, %llu sends refused (ring full)\n", rank,
+                static_cast<unsigned long long>(sent), static_cast<unsigned long long>(received),
+                static_cast<unsigned long long>(refused));
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+  EXPECT_FALSE(shm_test::path_exists(path));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, ShmFifo,
+                         ::testing::Values(std::make_tuple(2u, size_t{64 * 1024}, 40000u),
+                                           std::make_tuple(3u, size_t{4096}, 20000u),
+                                           std::make_tuple(4u, size_t{64 * 1024}, 15000u),
+                                           std::make_tuple(4u, size_t{8192}, 15000u)));
+
+// A receiver asleep in wait() (flag raised and the process in the kernel) is woken by one send.
+TEST(ShmDevice, DoorbellWakesSleepingReceiver) {
+  const std::string path = shm_test::segment_path("bell");
+  const std::vector<uint32_t> tasks = {3, 7};
+  std::string err = run_ranks(2, [&](unsigned rank, const std::function<int()> &barrier) {
+    unsigned got = 0;
+    Handler h = [&](uint32_t src, uint16_t dispatch, const void *, uint32_t, const void *, size_t) {
+      SHM_CHECK(src == 3 && dispatch == 9);
+      ++got;
+    };
+    auto d = make(params(path, rank, tasks, barrier, &h));
+    barrier();
+    if (rank == 1) {
+      unsigned waits = 0;
+      // A lost wake-up would leave us here for 600 s; the harness deadline turns that into a failure.
+      while (got == 0) {
+        if (d->poll() == 0) {
+          d->wait(600u * 1000 * 1000);
+          ++waits;
+        }
+      }
+      std::printf("[rank 1] woken after %u wait() calls\n", waits);
+    } else {
+      const pid_t peer = static_cast<pid_t>(d->peer_pid(7));
+      while (!(d->peer_sleeping(7) && proc_state(peer) == 'S')) ::usleep(1000);
+      send(*d, 7, 9, nullptr, 0);
+    }
+    barrier();
+    d->shutdown();
+  }, 60);
+  EXPECT_EQ(err, "");
+}
+
+// Token passing where every rank blocks only in wait() (no spinning): any lost wake-up hangs the ring.
+// With 4 ranks on this machine's 2 cores it also shows the oversubscribed case keeps moving.
+class ShmWaitOnly : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(ShmWaitOnly, TokenRingNeverLosesAWakeup) {
+  const unsigned n = GetParam();
+  const unsigned rounds = 2000;
+  const std::string path = shm_test::segment_path("token");
+  std::vector<uint32_t> tasks;
+  for (unsigned i = 0; i < n; ++i) tasks.push_back(i);
+  std::string err = run_ranks(n, [&](unsigned rank, const std::function<int()> &barrier) {
+    uint32_t token = ~0u;
+    bool have = false;
+    Handler h = [&](uint32_t src, uint16_t, const void *hdr, uint32_t hdr_len, const void *, size_t) {
+      SHM_CHECK(src == (rank + n - 1) % n && hdr_len == 4);
+      std::memcpy(&token, hdr, 4);
+      have = true;
+    };
+    auto d = make(params(path, rank, tasks, barrier, &h));
+    barrier();
+    const double t0 = now_s();
+    uint32_t expect = rank;
+    for (unsigned r = 0; r < rounds; ++r) {
+      if (!(rank == 0 && r == 0)) {
+        while (!have)
+          if (d->poll() == 0) d->wait(600u * 1000 * 1000);
+        have = false;
+        SHM_CHECK(token == expect, std::to_string(token) + " != " + std::to_string(expect));
+      }
+      const uint32_t next = (rank == 0 && r == 0) ? 1 : token + 1;
+      send(*d, (rank + 1) % n, 1, &next, 4);
+      expect += n;
+    }
+    if (rank == 0) {  // the last token comes back to 0
+      while (!have)
+        if (d->poll() == 0) d->wait(600u * 1000 * 1000);
+      SHM_CHECK(token == rounds * n);
+      std::printf("[%u ranks] %u rounds of a token ring through wait() only: %.1f us per hop\n", n, rounds,
+                  (now_s() - t0) * 1e6 / (rounds * n));
+    }
+    barrier();
+    d->shutdown();
+  }, 100);
+  EXPECT_EQ(err, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, ShmWaitOnly, ::testing::Values(2u, 4u));
+
+// With nothing coming, wait() returns by itself (how soon is logged, not checked).
+TEST(ShmDevice, WaitReturnsAfterTimeoutWhenNothingComes) {
+  const std::string path = shm_test::segment_path("timeout");
+  const std::vector<uint32_t> tasks = {0, 1};
+  std::string err = run_ranks(2, [&](unsigned rank, const std::function<int()> &barrier) {
+    Handler h = [&](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {
+      SHM_CHECK(false, "nobody sends in this test");
+    };
+    auto d = make(params(path, rank, tasks, barrier, &h));
+    barrier();
+    if (rank == 1) {
+      const double t0 = now_s();
+      d->wait(50000);
+      const double dt = now_s() - t0;
+      d->wait(0);  // returns at once
+      SHM_CHECK(d->poll() == 0 && !d->pending());
+      std::printf("[rank 1] wait(50 ms) returned after %.1f ms\n", dt * 1e3);
+    }
+    barrier();
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+}
+
+// Cross-memory reads of a peer's buffers: contiguous, scattered over many iovecs, bad addresses.
+TEST(ShmDevice, ReadRemote) {
+  const std::string path = shm_test::segment_path("cma");
+  const std::vector<uint32_t> tasks = {0, 1};
+  struct Info {
+    uint64_t buf, len, hole;
+  };
+  std::string err = run_ranks(2, [&](unsigned rank, const std::function<int()> &barrier) {
+    Info info{};
+    bool have = false, done = false;
+    Handler h = [&](uint32_t, uint16_t dispatch, const void *hdr, uint32_t, const void *, size_t) {
+      if (dispatch == 1) std::memcpy(&info, hdr, sizeof info);
+      have = have || dispatch == 1;
+      done = done || dispatch == 2;
+    };
+    auto d = make(params(path, rank, tasks, barrier, &h));
+    const size_t kLen = 1 << 20;
+    if (rank == 1) {
+      std::vector<unsigned char> buf(kLen);
+      shm_test::fill(buf.data(), kLen, 77);
+      // Two pages of which the second is unmapped: a read across them fails part-way.
+      char *hole = static_cast<char *>(::mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+      SHM_CHECK(hole != MAP_FAILED);
+      std::memset(hole, 5, 4096);
+      ::munmap(hole + 4096, 4096);
+      Info mine{reinterpret_cast<uint64_t>(buf.data()), kLen, reinterpret_cast<uint64_t>(hole)};
+      send(*d, 0, 1, &mine, sizeof mine);
+      while (!done) d->poll();
+    } else {
+      while (!have) d->poll();
+      SHM_CHECK(info.len == kLen);
+      std::vector<unsigned char> want(kLen), got(kLen, 0);
+      shm_test::fill(want.data(), kLen, 77);
+      // 1. the whole buffer in one piece
+      struct iovec l = {got.data(), kLen}, r = {reinterpret_cast<void *>(info.buf), kLen};
+      ssize_t n = d->read_remote(1, &l, 1, &r, 1);
+      SHM_CHECK(n == static_cast<ssize_t>(kLen), std::to_string(n));
+      SHM_CHECK(got == want);
+      // 2. 300 remote pieces into 170 local ones of other sizes (more than one batch of iovecs)
+      std::vector<struct iovec> rv, lv;
+      size_t total = 0;
+      for (size_t i = 0; i < 300; ++i) {
+        rv.push_back({reinterpret_cast<void *>(info.buf + i * 3000), 1000});
+        total += 1000;
+      }
+      std::vector<unsigned char> scattered(total * 2, 0);
+      size_t placed = 0;
+      for (size_t i = 0; placed < total; ++i) {
+        const size_t len = std::min<size_t>(total - placed, 1 + (i * 7919) % 3500);
+        lv.push_back({scattered.data() + placed * 2, len});  // local pieces with gaps between them
+        placed += len;
+      }
+      SHM_CHECK(lv.size() > 64 && rv.size() > 64);
+      n = d->read_remote(1, lv.data(), static_cast<unsigned>(lv.size()), rv.data(), static_cast<unsigned>(rv.size()));
+      SHM_CHECK(n == static_cast<ssize_t>(total), std::to_string(n));
+      size_t ri = 0, roff = 0;
+      for (const struct iovec &v : lv) {
+        for (size_t k = 0; k < v.iov_len; ++k) {
+          const unsigned char byte = static_cast<unsigned char *>(v.iov_base)[k];
+          SHM_CHECK(byte == want[ri * 3000 + roff], "scattered byte differs");
+          if (++roff == 1000) {
+            ++ri;
+            roff = 0;
+          }
+        }
+      }
+      // 3. less local room than remote data: reads what fits
+      struct iovec small = {got.data(), 100};
+      SHM_CHECK(d->read_remote(1, &small, 1, &r, 1) == 100);
+      // 4. an address that is not mapped in the peer
+      struct iovec bad = {reinterpret_cast<void *>(16), 100};
+      n = d->read_remote(1, &l, 1, &bad, 1);
+      SHM_CHECK(n == -EFAULT, std::to_string(n));
+      // 5. a read that runs into an unmapped page part-way
+      struct iovec part = {reinterpret_cast<void *>(info.hole + 4096 - 100), 200};
+      n = d->read_remote(1, &l, 1, &part, 1);
+      SHM_CHECK(n == -EFAULT, std::to_string(n));
+      // 6. a task that is not on this node
+      SHM_CHECK(d->read_remote(9, &l, 1, &r, 1) == -EHOSTUNREACH);
+      send(*d, 1, 2, nullptr, 0);
+    }
+    barrier();
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+}
+
+// Where cross-memory attach is refused (here by a seccomp filter, as in a container) read_remote says
+// -EPERM, so the protocol layer can fall back to copying through the ring.
+TEST(ShmDevice, ReadRemoteReportsEpermWhereCmaIsRefused) {
+#if defined(__x86_64__)
+  constexpr uint32_t kArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+  constexpr uint32_t kArch = AUDIT_ARCH_AARCH64;
+#else
+  GTEST_SKIP() << "no seccomp architecture constant for this machine";
+  constexpr uint32_t kArch = 0;
+#endif
+  std::string err = run_ranks(1, [&](unsigned, const std::function<int()> &barrier) {
+    Handler h = [](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {};
+    auto d = make(params("", 0, {0}, barrier, &h));
+    std::vector<unsigned char> src(4096, 3), dst(4096, 0);
+    struct iovec l = {dst.data(), dst.size()}, r = {src.data(), src.size()};
+    SHM_CHECK(d->read_remote(0, &l, 1, &r, 1) == 4096);  // reading oneself works before the filter
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+    SHM_CHECK(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
+    SHM_CHECK(::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0, std::strerror(errno));
+    const ssize_t n = d->read_remote(0, &l, 1, &r, 1);
+    SHM_CHECK(n == -EPERM, std::to_string(n));
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+}
+
+// A packet to a task elsewhere, or one too large, is a caller's bug: the fatal hook gets a clear message.
+TEST(ShmDevice, MisuseGoesToTheFatalHook) {
+  std::string err = run_ranks(1, [&](unsigned, const std::function<int()> &barrier) {
+    Handler h = [](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {};
+    ShmParams p = params("", 0, {0}, barrier, &h);
+    std::string expect;
+    p.fatal = [&expect](const std::string &msg) {
+      SHM_CHECK(msg.find(expect) != std::string::npos, msg);
+      _exit(0);
+    };
+    auto d = make(p);
+    if (::fork() == 0) {
+      expect = "task not on this node";
+      d->try_send(1, 0, nullptr, 0, nullptr, 0);
+      _exit(1);
+    }
+    int st;
+    ::wait(&st);
+    SHM_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    expect = "larger than";
+    std::vector<char> big(d->max_payload(8) + 1);
+    d->try_send(0, 0, "12345678", 8, big.data(), big.size());
+    _exit(1);
+  });
+  EXPECT_EQ(err, "");
+}
+
+}  // namespace

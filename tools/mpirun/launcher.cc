@@ -1,0 +1,238 @@
+#include "tools/mpirun/launcher.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tools/mpirun/binding.h"
+#include "tools/mpirun/cleanup.h"
+#include "tools/mpirun/environment.h"
+#include "tools/mpirun/events.h"
+#include "tools/mpirun/iof.h"
+#include "tools/mpirun/job.h"
+#include "tools/mpirun/output.h"
+#include "tools/mpirun/server.h"
+#include "tools/mpirun/signals.h"
+#include "tools/mpirun/spawn.h"
+
+namespace pamir::mpirun {
+namespace {
+
+constexpr auto kGrace = std::chrono::seconds(1);  // SIGTERM, then this long, then SIGKILL
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() { reset(); }
+  Fd(const Fd &) = delete;
+  Fd &operator=(const Fd &) = delete;
+  int get() const { return fd_; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_;
+};
+
+// fds 0-2 must be open, or a pipe created later could land on them and be clobbered in the child.
+void ensure_standard_fds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0) continue;
+    int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (null >= 0 && null != fd) {
+      ::dup2(null, fd);
+      ::close(null);
+    }
+  }
+}
+
+std::string host_name() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+int poll_timeout_ms(Clock::time_point now, Clock::time_point deadline) {
+  if (deadline == Clock::time_point::max()) return -1;
+  if (deadline <= now) return 0;
+  auto ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+  return static_cast<int>(std::min<long long>(ms, INT_MAX));
+}
+
+// Collects every rank that ended (waitpid), before the PMIx events of this round are handled.
+void reap(Job &job) {
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    int rank = job.rank_of(pid);
+    if (rank >= 0) job.note_exit(static_cast<uint32_t>(rank), status);
+  }
+}
+
+void event_loop(Job &job, EventQueue &queue, StdinForwarder &stdin_fwd, int sigfd,
+                Clock::time_point timeout_at, const std::string &timeout_text) {
+  enum Kind { kSignal, kQueue, kStdinIn, kStdinOut, kRankOut, kRankErr };
+  std::vector<pollfd> fds;
+  std::vector<std::pair<Kind, uint32_t>> what;
+  auto watch = [&](int fd, short events, Kind kind, uint32_t rank = 0) {
+    if (fd < 0) return;
+    fds.push_back(pollfd{fd, events, 0});
+    what.emplace_back(kind, rank);
+  };
+  while (!job.all_exited()) {
+    fds.clear();
+    what.clear();
+    watch(sigfd, POLLIN, kSignal);
+    watch(queue.fd(), POLLIN, kQueue);
+    watch(stdin_fwd.source_fd(), POLLIN, kStdinIn);
+    watch(stdin_fwd.sink_fd(), POLLOUT, kStdinOut);
+    Clock::time_point deadline = std::min(job.next_deadline(), job.ending() ? Clock::time_point::max() : timeout_at);
+    auto &ranks = job.ranks();
+    for (uint32_t r = 0; r < job.started(); ++r) {
+      watch(ranks[r].out.fd(), POLLIN, kRankOut, r);
+      watch(ranks[r].err.fd(), POLLIN, kRankErr, r);
+      deadline = std::min({deadline, ranks[r].out.deadline(), ranks[r].err.deadline()});
+    }
+    int n = ::poll(fds.data(), fds.size(), poll_timeout_ms(Clock::now(), deadline));
+    if (n < 0 && errno != EINTR) {
+      say("poll failed: %s", strerror(errno));
+      job.launch_failed("internal error");
+    }
+    const Clock::time_point now = Clock::now();
+    for (size_t i = 0; n > 0 && i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      auto [kind, rank] = what[i];
+      switch (kind) {
+        case kSignal:
+          for (int sig : read_signals(sigfd))
+            if (sig != SIGCHLD) job.signal_received(sig);
+          break;
+        case kStdinIn:
+          stdin_fwd.on_input();
+          break;
+        case kStdinOut:
+          stdin_fwd.on_output();
+          break;
+        case kRankOut:
+          ranks[rank].out.on_readable();
+          break;
+        case kRankErr:
+          ranks[rank].err.on_readable();
+          break;
+        case kQueue:
+          break;  // drained below, every round
+      }
+    }
+    // Order matters: exits first, then the PMIx events, then act on the exits. A client is held in
+    // PMIx_Init/PMIx_Finalize until its event is handled, so an exit seen here comes after any
+    // event that it could have sent before.
+    reap(job);
+    for (Event &e : queue.drain()) job.handle(e);
+    job.apply_exits();
+    if (job.ending() || (ranks.size() > 0 && ranks[0].exited)) stdin_fwd.stop();
+    for (uint32_t r = 0; r < job.started(); ++r) {
+      ranks[r].out.flush_partial(now, false);
+      ranks[r].err.flush_partial(now, false);
+    }
+    if (now >= timeout_at) job.timed_out(timeout_text);
+    job.tick(now);
+  }
+}
+
+}  // namespace
+
+int run_job(const Options &options) {
+  ensure_standard_fds();
+  const Clock::time_point started_at = Clock::now();
+  Fd sigfd(setup_signals());
+  if (sigfd.get() < 0) {
+    say("cannot set up signal handling: %s", strerror(errno));
+    return 1;
+  }
+  prepare_own_environment();
+  const std::vector<std::string> env = rank_environment(options.exports);
+
+  // Nothing is started before we know the program can run.
+  std::string program, error;
+  int code = 0;
+  if (!resolve_program(options.command[0], find_variable(env, "PATH"), &program, &error, &code)) {
+    say("%s", error.c_str());
+    return code;
+  }
+
+  int nranks = options.nranks;
+  const std::vector<Binding> binding = plan_binding(options.bind, &nranks);
+
+  JobLayout layout;
+  layout.nspace = "pamir-" + std::to_string(::getpid());
+  layout.nranks = static_cast<uint32_t>(nranks);
+  layout.hostname = host_name();
+  for (const Binding &b : binding) layout.cpusets.push_back(b.bound ? b.list : "");
+
+  EventQueue queue;
+  Job job(layout.nranks, kGrace);
+  int exit_code = 0;
+  {
+    PmixServer server(&queue);
+    if (!server.init(&error) || !server.register_job(layout, &error)) {
+      say("%s", error.c_str());
+      return 1;
+    }
+    StdinForwarder stdin_fwd;
+    Fd rank0_stdin(stdin_fwd.start());
+    Fd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+
+    std::vector<char *> argv;
+    for (const std::string &a : options.command) argv.push_back(const_cast<char *>(a.c_str()));
+    argv[0] = const_cast<char *>(options.command[0].c_str());
+    argv.push_back(nullptr);
+
+    for (uint32_t r = 0; r < layout.nranks; ++r) {
+      char **rank_env = to_pmix_argv(env);
+      bool ok = server.register_client(r, &error) && server.setup_fork(r, &rank_env, &error);
+      RankProcess proc;
+      if (ok) {
+        pmix_argv_append_nosize(&rank_env, "PMIX_MCA_gds=hash");
+        RankSpawn spec{program.c_str(), argv.data(), rank_env, r == 0 ? rank0_stdin.get() : devnull.get(),
+                       binding[r].bound ? &binding[r].cpus : nullptr};
+        ok = spawn_rank(spec, &proc, &error);
+      }
+      pmix_argv_free(rank_env);
+      if (!ok) {
+        job.launch_failed("cannot start rank " + std::to_string(r) + ": " + error);
+        break;
+      }
+      const std::string tag = "[1," + std::to_string(r) + "]";
+      job.rank_started(r, proc.pid,
+                       OutputStream(proc.stdout_fd, STDOUT_FILENO, options.tag_output ? tag + "<stdout>:" : ""),
+                       OutputStream(proc.stderr_fd, STDERR_FILENO, options.tag_output ? tag + "<stderr>:" : ""));
+    }
+    rank0_stdin.reset();  // rank 0 has its copy
+
+    Clock::time_point timeout_at = Clock::time_point::max();
+    if (options.timeout_s > 0)
+      timeout_at = started_at + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(options.timeout_s));
+    event_loop(job, queue, stdin_fwd, sigfd.get(), timeout_at, options.timeout_text);
+    job.finish();
+    stdin_fwd.stop();
+    exit_code = job.exit_code();
+    server.shutdown();
+  }
+  remove_shm_files("/dev/shm", shm_prefix(layout.nspace));
+  return exit_code;
+}
+
+}  // namespace pamir::mpirun
