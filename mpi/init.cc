@@ -16,19 +16,10 @@
 #include "pamir_alias.h"
 
 namespace pamir {
-LibraryLock &library_lock() {
-  static LibraryLock l;
-  return l;
-}
 thread_local int lock_depth = 0;
 }  // namespace pamir
 
 namespace pamir::mpi {
-
-State &state() {
-  static State s;
-  return s;
-}
 
 namespace {
 

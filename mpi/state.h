@@ -12,7 +12,8 @@ struct State {
   pthread_t main_thread{};
 };
 
-State &state();
+inline State g_state;
+inline State &state() { return g_state; }
 
 // Inside every MPI call (after the argument-free ones): MPI must be initialized and not finalized.
 inline bool usable() {

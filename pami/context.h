@@ -119,6 +119,8 @@ class Context {
   bool initialized_ = false;
 };
 
-Context &context();
+// Created when the library is loaded and never destroyed: atexit handlers may still reach it.
+extern Context *const g_context;
+inline Context &context() { return *g_context; }
 
 }  // namespace pamir

@@ -12,7 +12,8 @@ struct LibraryLock {
   bool enabled = false;
 };
 
-LibraryLock &library_lock();
+inline LibraryLock g_library_lock;
+inline LibraryLock &library_lock() { return g_library_lock; }
 extern thread_local int lock_depth;
 
 // Taken at the entry of every MPI call that touches shared state.

@@ -4,11 +4,6 @@
 
 namespace pamir {
 
-Stats &stats() {
-  static Stats s;
-  return s;
-}
-
 void print_stats(int rank) {
   const Stats &s = stats();
   for (unsigned p = 0; p < unsigned(SendProtocol::count_); ++p)

@@ -17,7 +17,8 @@ struct Stats {
   uint64_t sleeps = 0;           // times a blocked call slept on its doorbell
 };
 
-Stats &stats();
+inline Stats g_stats;
+inline Stats &stats() { return g_stats; }
 // One line per counter, "name value", for PAMIR_STATS output.
 void print_stats(int rank);
 

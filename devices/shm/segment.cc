@@ -15,7 +15,9 @@ namespace pamir::dev::shm {
 
 namespace {
 
-constexpr uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+constexpr uint64_t round_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
 // The arena is sized for a ring per ordered pair but never beyond this much address space; a job that
 // connects more pairs than fit gets a clear error when it runs out.
 constexpr uint64_t kMaxArena = uint64_t{1} << 40;
@@ -40,8 +42,9 @@ SegmentLayout SegmentLayout::compute(uint32_t nlocal, uint64_t ring_bytes) noexc
   l.nlocal = nlocal;
   l.ring_bytes = ring_bytes;
   l.ring_footprint = shm::ring_footprint(ring_bytes);
-  l.block_stride = round_up(sizeof(RankBlock) + sizeof(uint64_t) * nlocal, kLine);
-  l.arena_offset = round_up(kBlocksOffset + uint64_t{nlocal} * l.block_stride, 4096);
+  l.conn_offset = round_up(kBlocksOffset + uint64_t{nlocal} * sizeof(RankBlock), 4096);
+  l.conn_stride = round_up(sizeof(uint64_t) * nlocal, kLine);
+  l.arena_offset = round_up(l.conn_offset + uint64_t{nlocal} * l.conn_stride, 4096);
   const uint64_t pairs = uint64_t{nlocal} * nlocal;
   l.arena_bytes = pairs > kMaxArena / l.ring_footprint ? kMaxArena / l.ring_footprint * l.ring_footprint
                                                        : pairs * l.ring_footprint;
@@ -50,15 +53,14 @@ SegmentLayout SegmentLayout::compute(uint32_t nlocal, uint64_t ring_bytes) noexc
 }
 
 std::unique_ptr<Segment> Segment::open(const std::string &path, uint32_t local_rank, uint32_t nlocal,
-                                       uint64_t ring_bytes, const std::function<int()> &barrier,
-                                       std::string &why) {
+                                       uint64_t ring_bytes, const Attach &me,
+                                       const std::function<int()> &barrier, std::string &why) {
   std::unique_ptr<Segment> seg(new Segment);
   seg->layout_ = SegmentLayout::compute(nlocal, ring_bytes);
   const SegmentLayout &l = seg->layout_;
-  const uint32_t pid = static_cast<uint32_t>(::getpid());
-  const std::string size_hint = " (" + std::to_string(l.total) + " bytes for " + std::to_string(nlocal) +
-                                " local ranks and rings of PAMIR_SHM_RING_SIZE=" +
-                                std::to_string(ring_bytes) + " bytes)";
+  const std::string size_hint =
+      " (" + std::to_string(l.total) + " bytes for " + std::to_string(nlocal) +
+      " local ranks and rings of PAMIR_SHM_RING_SIZE=" + std::to_string(ring_bytes) + " bytes)";
 
   if (nlocal == 1) {
     // Nobody to share with: a private memfd keeps the code path the same and leaves no name behind.
@@ -103,15 +105,20 @@ std::unique_ptr<Segment> Segment::open(const std::string &path, uint32_t local_r
     }
   }
 
-  // The fixed part (header and every rank's block) gets real pages now, so a full /dev/shm is reported
-  // here rather than as a SIGBUS later.
-  if (int err = fallocate_retry(seg->fd_, 0, l.arena_offset)) {
+  // The header and every rank's block get real pages now, so a full /dev/shm is reported here rather than
+  // as a SIGBUS later.
+  if (int err = fallocate_retry(seg->fd_, 0, l.conn_offset)) {
     why = errno_text("cannot allocate memory for", seg->where_, err) + size_hint;
     return nullptr;
   }
-  // Our pid, for peers' process_vm_readv; written through the file so it is visible after the barrier.
-  if (::pwrite(seg->fd_, &pid, sizeof pid,
-               static_cast<off_t>(l.block_offset(local_rank) + offsetof(RankBlock, pid))) != sizeof pid) {
+  // Who we are, for peers' process_vm_readv; written through the file so it is visible after the barrier.
+  // (pid, then the token's address and value; conn_count, between them, belongs to the senders.)
+  const uint64_t block = l.block_offset(local_rank);
+  const uint64_t token[2] = {me.cma_token_addr, me.cma_token};
+  if (::pwrite(seg->fd_, &me.pid, sizeof me.pid, static_cast<off_t>(block + offsetof(RankBlock, pid))) !=
+          sizeof me.pid ||
+      ::pwrite(seg->fd_, token, sizeof token,
+               static_cast<off_t>(block + offsetof(RankBlock, cma_token_addr))) != sizeof token) {
     why = errno_text("cannot write to", seg->where_, errno);
     return nullptr;
   }
@@ -150,7 +157,9 @@ std::unique_ptr<Segment> Segment::open(const std::string &path, uint32_t local_r
   return seg;
 }
 
-Segment::~Segment() { unmap(); }
+Segment::~Segment() {
+  unmap();
+}
 
 void Segment::unmap() noexcept {
   if (base_) ::munmap(base_, layout_.total);
@@ -171,12 +180,20 @@ uint64_t Segment::allocate(uint64_t bytes, std::string &why) noexcept {
   const uint64_t off = layout_.arena_offset + old;
   if (int err = fallocate_retry(fd_, off, bytes)) {
     why = "cannot allocate a " + std::to_string(bytes) + "-byte ring in the shared-memory segment (" +
-          where_ + "): " + std::strerror(err) +
-          "; make /dev/shm larger or lower PAMIR_SHM_RING_SIZE (now " + std::to_string(layout_.ring_bytes) +
-          ")";
+          where_ + "): " + std::strerror(err) + "; make /dev/shm larger or lower PAMIR_SHM_RING_SIZE (now " +
+          std::to_string(layout_.ring_bytes) + ")";
     return 0;
   }
   return off;
+}
+
+bool Segment::back(uint64_t offset, uint64_t bytes, std::string &why) noexcept {
+  if (int err = fallocate_retry(fd_, offset, bytes)) {
+    why = "cannot allocate memory in the shared-memory segment (" + where_ + "): " + std::strerror(err) +
+          "; make /dev/shm larger";
+    return false;
+  }
+  return true;
 }
 
 uint64_t Segment::arena_used() const noexcept {

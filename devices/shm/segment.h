@@ -4,15 +4,17 @@
 // Layout (every reference inside is an offset from the start; each process maps it at its own address):
 //
 //   0                 SegmentHeader: arena bump counter (its own cache line)
-//   kBlocksOffset     one RankBlock per local rank, block_stride bytes apart:
+//   kBlocksOffset     one RankBlock of 128 bytes per local rank:
 //                       +0    Doorbell {futex word, sleeping flag}   (read by senders on every send)
-//                       +64   pid, conn_count                        (written at attach / connect only)
-//                       +128  conn[nlocal]: ring offsets of the senders that connected, in order
-//   arena_offset      rings, bump-allocated on first send of a pair (ring_footprint(ring_bytes) each)
+//                       +64   pid, conn_count, CMA token address and value (attach / connect only)
+//   conn_offset       per local rank, its connection queue: uint64_t conn[nlocal], the ring offsets of the
+//                     senders that connected to it, in order
+//   arena_offset      rings, bump-allocated on the first send of a pair (ring_footprint(ring_bytes) each)
 //
-// The arena has room for a ring per ordered pair, but the file is sparse (tmpfs allocates only pages that
-// are touched, and each new ring is fallocate()d so a full /dev/shm is a clear error, not a SIGBUS): memory
-// grows with the pairs that talk, not with the square of the local ranks.
+// The file is sparse: tmpfs allocates only what is touched. The header and the blocks are fallocate()d at
+// attach; a page of connection queue and each new ring when a pair connects, so a full /dev/shm is a clear
+// error rather than a SIGBUS, and memory grows with the pairs that talk, not with the square of the local
+// ranks (the arena has address space for a ring per ordered pair).
 #pragma once
 
 #include <sys/types.h>
@@ -34,34 +36,47 @@ struct SegmentHeader {
 struct RankBlock {
   Doorbell doorbell;
   uint8_t pad0[64 - sizeof(Doorbell)];
-  uint32_t pid;         // written before the attach barrier
-  uint32_t conn_count;  // senders that claimed an entry of conn[] (atomic)
-  uint8_t pad1[56];
-  // followed by uint64_t conn[nlocal]
+  // Written before the attach barrier: who this rank is, for peers' process_vm_readv. A peer first reads
+  // cma_token at cma_token_addr in this pid and compares, so a pid from another pid namespace (or a
+  // recycled one) is never read from by mistake.
+  uint32_t pid;
+  uint32_t conn_count;  // senders that claimed an entry of this rank's connection queue (atomic)
+  uint64_t cma_token_addr;
+  uint64_t cma_token;
+  uint8_t pad1[40];
 };
 static_assert(sizeof(RankBlock) == 128);
+static_assert(offsetof(RankBlock, cma_token) == offsetof(RankBlock, cma_token_addr) + 8);
 
 struct SegmentLayout {
   static constexpr uint64_t kBlocksOffset = 128;
   uint32_t nlocal = 0;
   uint64_t ring_bytes = 0;      // data bytes of a ring
   uint64_t ring_footprint = 0;  // bytes a ring takes in the arena
-  uint64_t block_stride = 0;
+  uint64_t conn_offset = 0;
+  uint64_t conn_stride = 0;
   uint64_t arena_offset = 0;
   uint64_t arena_bytes = 0;
   uint64_t total = 0;
 
   static SegmentLayout compute(uint32_t nlocal, uint64_t ring_bytes) noexcept;
-  uint64_t block_offset(uint32_t r) const noexcept { return kBlocksOffset + r * block_stride; }
+  uint64_t block_offset(uint32_t r) const noexcept { return kBlocksOffset + uint64_t{r} * sizeof(RankBlock); }
+  uint64_t conn_entry_offset(uint32_t r, uint32_t i) const noexcept {
+    return conn_offset + uint64_t{r} * conn_stride + uint64_t{i} * sizeof(uint64_t);
+  }
 };
 
 class Segment {
  public:
   // Creates or joins the segment at `path` (see shm_device.h for the protocol). With nlocal == 1 there is
   // no file and no barrier: the segment is a private memfd. Returns nullptr with a reason on failure.
+  struct Attach {
+    uint32_t pid;
+    uint64_t cma_token_addr, cma_token;
+  };
   static std::unique_ptr<Segment> open(const std::string &path, uint32_t local_rank, uint32_t nlocal,
-                                       uint64_t ring_bytes, const std::function<int()> &barrier,
-                                       std::string &why);
+                                       uint64_t ring_bytes, const Attach &me,
+                                       const std::function<int()> &barrier, std::string &why);
   ~Segment();
   Segment(const Segment &) = delete;
   Segment &operator=(const Segment &) = delete;
@@ -76,13 +91,13 @@ class Segment {
     return reinterpret_cast<T *>(base_ + offset);
   }
   RankBlock &block(uint32_t r) const noexcept { return *at<RankBlock>(layout_.block_offset(r)); }
-  uint64_t *conn(uint32_t r) const noexcept {
-    return at<uint64_t>(layout_.block_offset(r) + sizeof(RankBlock));
-  }
+  uint64_t *conn(uint32_t r) const noexcept { return at<uint64_t>(layout_.conn_entry_offset(r, 0)); }
 
   // Hands out `bytes` (a multiple of 64) of the arena, backed by real pages, zeroed. Returns the offset,
   // or 0 with a reason (arena exhausted, or no memory left in the file system).
   uint64_t allocate(uint64_t bytes, std::string &why) noexcept;
+  // Backs [offset, offset + bytes) with real pages (a no-op where they exist). False with a reason.
+  bool back(uint64_t offset, uint64_t bytes, std::string &why) noexcept;
   uint64_t arena_used() const noexcept;
 
  private:

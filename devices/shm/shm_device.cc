@@ -1,6 +1,8 @@
 #include "devices/shm/shm_device.h"
 
+#include <sys/random.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,7 +13,26 @@
 
 namespace pamir::dev {
 
-using shm::kLine;
+namespace {
+
+// A value peers read from this process's memory, through the address the segment gives, before they
+// trust the pid the segment gives (see RankBlock). Process-wide: set once, never changes.
+uint64_t g_cma_token = 0;
+
+uint64_t cma_token() {
+  if (!g_cma_token) {
+    uint64_t t = 0;
+    if (::getrandom(&t, sizeof t, GRND_NONBLOCK) != sizeof t) {
+      struct timespec ts;
+      ::clock_gettime(CLOCK_MONOTONIC, &ts);
+      t = (uint64_t(::getpid()) << 32) ^ uint64_t(ts.tv_nsec) ^ (uint64_t(ts.tv_sec) << 20);
+    }
+    g_cma_token = t | 1;
+  }
+  return g_cma_token;
+}
+
+}  // namespace
 
 std::unique_ptr<ShmDevice> ShmDevice::create(const ShmParams &p, std::string &why) {
   const size_t n = p.tasks.size();
@@ -46,7 +67,11 @@ std::unique_ptr<ShmDevice> ShmDevice::create(const ShmParams &p, std::string &wh
   }
 
   std::unique_ptr<ShmDevice> d(new ShmDevice);
-  d->seg_ = shm::Segment::open(p.path, p.local_rank, static_cast<uint32_t>(n), ring, p.barrier, why);
+  shm::Segment::Attach me;
+  me.pid = static_cast<uint32_t>(::getpid());
+  me.cma_token_addr = reinterpret_cast<uint64_t>(&g_cma_token);
+  me.cma_token = cma_token();
+  d->seg_ = shm::Segment::open(p.path, p.local_rank, static_cast<uint32_t>(n), ring, me, p.barrier, why);
   if (!d->seg_) {
     why = "shm: " + why;
     return nullptr;
@@ -62,8 +87,11 @@ std::unique_ptr<ShmDevice> ShmDevice::create(const ShmParams &p, std::string &wh
   d->spin_before_sleep_ = p.spin_before_sleep;
   d->me_ = &d->seg_->block(p.local_rank);
   d->tx_.resize(n);
+  d->txlist_.resize(n);
   d->rx_.reserve(n);
+  d->rx_base_ = d->rx_.data();
   d->pids_.resize(n);
+  d->cma_.assign(n, 0);
   for (size_t r = 0; r < n; ++r) {
     d->pids_[r] = d->seg_->block(static_cast<uint32_t>(r)).pid;
     if (d->pids_[r] == 0) {
@@ -74,13 +102,16 @@ std::unique_ptr<ShmDevice> ShmDevice::create(const ShmParams &p, std::string &wh
   return d;
 }
 
-ShmDevice::~ShmDevice() { shutdown(); }
+ShmDevice::~ShmDevice() {
+  shutdown();
+}
 
 void ShmDevice::shutdown() noexcept {
-  if (seg_) seg_->unmap();
   me_ = nullptr;
-  tx_.clear();
+  nrx_.store(0, std::memory_order_relaxed);
+  ntx_.store(0, std::memory_order_relaxed);
   rx_.clear();
+  if (seg_) seg_->unmap();
 }
 
 uint32_t ShmDevice::local_index(uint32_t task) const noexcept {
@@ -114,17 +145,22 @@ bool ShmDevice::connect(uint32_t peer) noexcept {
   shm::RankBlock &rb = seg_->block(peer);
   const uint32_t slot = std::atomic_ref<uint32_t>(rb.conn_count).fetch_add(1, std::memory_order_relaxed);
   if (slot >= tasks_.size()) fail("connection queue of local rank " + std::to_string(peer) + " overflowed");
+  if (!seg_->back(seg_->layout().conn_entry_offset(peer, slot), sizeof(uint64_t), why)) fail(why);
   std::atomic_ref<uint64_t>(seg_->conn(peer)[slot]).store(off, std::memory_order_release);
+  // pending() watches the rings we send on (from a thread about to sleep, possibly not this one).
+  const uint32_t k = ntx_.load(std::memory_order_relaxed);
+  txlist_[k] = peer;
+  ntx_.store(k + 1, std::memory_order_release);
   return true;
 }
 
 bool ShmDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                          const void *payload, size_t payload_len) noexcept {
   const uint32_t peer = local_index(task);
-  if (peer == kNone || hdr_len > kMaxHeader ||
-      shm::ring_payload_offset(hdr_len) + payload_len > max_packet_) [[unlikely]] {
-    fail("try_send(task " + std::to_string(task) + ", header " + std::to_string(hdr_len) + " bytes, payload " +
-         std::to_string(payload_len) + " bytes): " +
+  if (peer == kNone || hdr_len > kMaxHeader || shm::ring_payload_offset(hdr_len) + payload_len > max_packet_)
+      [[unlikely]] {
+    fail("try_send(task " + std::to_string(task) + ", header " + std::to_string(hdr_len) +
+         " bytes, payload " + std::to_string(payload_len) + " bytes): " +
          (peer == kNone ? "task not on this node"
                         : "packet larger than max_header/max_payload (" + std::to_string(max_packet_) +
                               "-byte packets)"));
@@ -146,7 +182,8 @@ void ShmDevice::accept() noexcept {
     Rx r;
     r.ring.attach(seg_->at<char>(off));
     r.src_task = tasks_[r.ring.sender()];
-    rx_.push_back(r);  // capacity reserved at create: no allocation
+    rx_.push_back(r);  // capacity reserved at create: no allocation, the elements never move
+    nrx_.store(static_cast<uint32_t>(rx_.size()), std::memory_order_release);
   }
 }
 
@@ -159,10 +196,16 @@ unsigned ShmDevice::poll() noexcept {
   for (size_t k = 0; k < n && total < kPollBudget; ++k) {
     Rx &r = rx_[rr_];
     const uint32_t src = r.src_task;
-    total += r.ring.drain(kPollBudget - total, [this, src](uint16_t dispatch, const void *hdr, uint32_t hdr_len,
-                                                           const void *payload, size_t payload_len) {
-      sink_.deliver(sink_.arg, src, dispatch, hdr, hdr_len, payload, payload_len);
-    });
+    bool wake = false;
+    total += r.ring.drain(
+        kPollBudget - total,
+        [this, src](uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
+                    size_t payload_len) {
+          sink_.deliver(sink_.arg, src, dispatch, hdr, hdr_len, payload, payload_len);
+        },
+        wake);
+    if (wake) [[unlikely]]
+      seg_->block(r.ring.sender()).doorbell.ring();  // it found this ring full and may sleep
     if (++rr_ == n) rr_ = 0;
   }
   in_poll_ = false;
@@ -170,10 +213,17 @@ unsigned ShmDevice::poll() noexcept {
 }
 
 bool ShmDevice::pending() noexcept {
+  // Reads only what is safe to read while another thread polls or sends (the caller may have released
+  // its lock around wait()): shared words, and rings published through nrx_ and ntx_.
   if (!me_) return false;
-  if (std::atomic_ref<uint32_t>(me_->conn_count).load(std::memory_order_acquire) != rx_.size()) return true;
-  for (const Rx &r : rx_)
-    if (r.ring.ready()) return true;
+  const uint32_t nrx = nrx_.load(std::memory_order_acquire);
+  if (std::atomic_ref<uint32_t>(me_->conn_count).load(std::memory_order_acquire) != nrx) return true;
+  for (uint32_t i = 0; i < nrx; ++i)
+    if (rx_base_[i].ring.ready()) return true;
+  // A send refused for lack of room may go through now.
+  const uint32_t ntx = ntx_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < ntx; ++i)
+    if (tx_[txlist_[i]].blocked_and_head_moved()) return true;
   return false;
 }
 
@@ -230,6 +280,8 @@ ssize_t ShmDevice::read_remote(uint32_t task, const struct iovec *local, unsigne
   const uint32_t peer = local_index(task);
   if (peer == kNone) return -EHOSTUNREACH;
   const pid_t pid = static_cast<pid_t>(pids_[peer]);
+  if (cma_[peer] == 0) cma_[peer] = probe(peer);
+  if (cma_[peer] < 0) return cma_[peer];
   constexpr unsigned kBatch = 64;
   struct iovec lv[kBatch], rv[kBatch];
   IovCursor lc{local, nlocal}, rc{remote, nremote};
@@ -252,7 +304,20 @@ ssize_t ShmDevice::read_remote(uint32_t task, const struct iovec *local, unsigne
   }
 }
 
-uint64_t ShmDevice::segment_bytes() const noexcept { return seg_ ? seg_->layout().total : 0; }
+// The first read from a peer: its token, at the address it published, must read back. -EPERM where
+// cross-memory attach is refused; -ESRCH where the pid is not the peer (another pid namespace).
+int ShmDevice::probe(uint32_t peer) noexcept {
+  const shm::RankBlock &b = seg_->block(peer);
+  uint64_t v = 0;
+  struct iovec l = {&v, sizeof v}, r = {reinterpret_cast<void *>(b.cma_token_addr), sizeof v};
+  const ssize_t got = ::process_vm_readv(static_cast<pid_t>(pids_[peer]), &l, 1, &r, 1, 0);
+  if (got < 0) return errno == EFAULT ? -ESRCH : -errno;
+  return got == sizeof v && v == b.cma_token ? 1 : -ESRCH;
+}
+
+uint64_t ShmDevice::segment_bytes() const noexcept {
+  return seg_ ? seg_->layout().total : 0;
+}
 
 uint64_t ShmDevice::arena_used() const noexcept {
   return seg_ && seg_->mapped() ? seg_->arena_used() : 0;

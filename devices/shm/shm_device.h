@@ -3,7 +3,8 @@
 //
 // Attach protocol (create):
 //   1. every local rank opens `path` with O_CREAT|O_NOFOLLOW, mode 0600, checks it owns it, sizes it with
-//      ftruncate (all to the same size, so the order does not matter) and writes its pid into its block;
+//      ftruncate (all to the same size, so the order does not matter) and writes its pid (and a token for
+//      checking it) into its block;
 //   2. node barrier;
 //   3. everybody unlinks the name (ENOENT ignored) and maps the file: from here no crash can leave it
 //      behind; a rank that dies before step 2 leaves the name to the launcher, which removes every file
@@ -14,11 +15,14 @@
 // atomic count plus an array of ring offsets), so a receiver polls only rings that exist and memory grows
 // with the pairs that talk. See ring.h, segment.h and doorbell.h for the layouts.
 //
-// Not thread-safe: the owning context serialises every call (its lock under MPI_THREAD_MULTIPLE).
+// Not thread-safe: the owning context serialises every call (its lock under MPI_THREAD_MULTIPLE), with one
+// exception: wait() (and pending()) may run in threads that do not hold the lock, while one that does
+// polls and sends; several threads may sleep in wait() at once.
 // The per-packet path (try_send, poll) allocates nothing, takes no lock and makes no system call, except
 // futex_wake when the receiver sleeps.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,12 +37,12 @@
 namespace pamir::dev {
 
 struct ShmParams {
-  std::string path;              // shm_segment_path(nspace, hostname); unused when tasks.size() == 1
-  uint32_t local_rank = 0;       // index of this process in `tasks`
-  std::vector<uint32_t> tasks;   // job rank of each local rank, ascending
-  uint32_t my_task = 0;          // == tasks[local_rank]
-  std::function<int()> barrier;  // node barrier (a PMIx fence); returns 0 on success
-  size_t ring_bytes = 64 * 1024;  // data bytes per ring (PAMIR_SHM_RING_SIZE): power of two, 4 KiB..1 GiB
+  std::string path;                // shm_segment_path(nspace, hostname); unused when tasks.size() == 1
+  uint32_t local_rank = 0;         // index of this process in `tasks`
+  std::vector<uint32_t> tasks;     // job rank of each local rank, ascending
+  uint32_t my_task = 0;            // == tasks[local_rank]
+  std::function<int()> barrier;    // node barrier (a PMIx fence); returns 0 on success
+  size_t ring_bytes = 64 * 1024;   // data bytes per ring (PAMIR_SHM_RING_SIZE): power of two, 4 KiB..1 GiB
   unsigned spin_before_sleep = 0;  // kept for the caller's spin-then-sleep policy; the device ignores it
   Sink sink{};                     // where poll() hands packets
   // Called (then abort()) when the device cannot go on, e.g. the segment or /dev/shm is full when a new
@@ -63,9 +67,13 @@ class ShmDevice final : public Device {
   bool try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
                 size_t payload_len) noexcept override;
   unsigned poll() noexcept override;
+  // process_vm_readv, looping over partial transfers and batches of iovecs. The first read from a peer
+  // checks that its pid really is the peer (a token it published); a refusal then (-EPERM: containers,
+  // ptrace_scope, seccomp; -ESRCH: another pid namespace) is remembered and returned at once afterwards.
   ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
                       unsigned nremote) noexcept override;
-  // timeout_us == 0 returns at once.
+  // Sleeps until a packet arrives, a ring that refused a send frees room, or timeout_us passes (0: returns
+  // at once). Spurious returns are possible; the caller polls and decides again.
   void wait(unsigned timeout_us) noexcept override;
   void shutdown() noexcept override;
 
@@ -79,7 +87,8 @@ class ShmDevice final : public Device {
   uint32_t peer_pid(uint32_t task) const noexcept;
   // Whether a local peer has announced that it sleeps in wait() (tests).
   bool peer_sleeping(uint32_t task) const noexcept;
-  // Whether a packet or a new connection waits for poll() (what wait() re-checks before sleeping).
+  // Whether a packet or a new connection waits for poll(), or a ring a send found full has room again:
+  // what wait() re-checks after announcing that it sleeps.
   bool pending() noexcept;
 
  private:
@@ -87,6 +96,7 @@ class ShmDevice final : public Device {
   ShmDevice() = default;
   uint32_t local_index(uint32_t task) const noexcept;
   bool connect(uint32_t peer) noexcept;
+  int probe(uint32_t peer) noexcept;
   void accept() noexcept;
   [[noreturn]] void fail(const std::string &msg) noexcept;
 
@@ -97,9 +107,13 @@ class ShmDevice final : public Device {
 
   std::unique_ptr<shm::Segment> seg_;
   std::vector<uint32_t> tasks_;
-  std::vector<shm::RingProducer> tx_;  // by local rank of the receiver; unattached until the first send
-  std::vector<Rx> rx_;                 // rings whose receiver is this process, in order of connection
+  std::vector<shm::RingProducer> tx_;      // by local rank of the receiver; unattached until the first send
+  std::vector<uint32_t> txlist_;           // receivers we connected to, in order; the first ntx_ are valid
+  std::vector<Rx> rx_;                     // rings whose receiver is this process, in order of connection
+  Rx *rx_base_ = nullptr;                  // rx_.data(): capacity reserved at create, so it never moves
+  std::atomic<uint32_t> nrx_{0}, ntx_{0};  // published sizes of rx_ and txlist_ (for pending())
   std::vector<uint32_t> pids_;
+  std::vector<int> cma_;  // per peer: 0 not probed yet, 1 readable, -errno refused
   shm::RankBlock *me_ = nullptr;
   Sink sink_{};
   std::function<void(const std::string &)> fatal_;

@@ -11,8 +11,9 @@
  *   ok                   check, exchange, finalize, print "rank R of N ok"
  *   exit R K             like ok, then rank R exits with K after PMIx_Finalize; the others sleep
  *   nofin R K            rank R exits with K without PMIx_Finalize; the others wait in a fence
- *   kill R               rank R creates /dev/shm/pamir-<uid>-<nspace>-<host>, prints its path and
- *                        SIGKILLs itself before the fence; the others wait in the fence
+ *   kill R               rank R creates /dev/shm/pamir-<uid>-<nspace>-<host>, prints "shm PATH"
+ *                        and "rank R pid PID", and SIGKILLs itself before the fence; the others
+ *                        wait in the fence
  *   abort R C            rank R calls PMIx_Abort(C) and then exits with C; the others wait
  *   hang                 connect and wait forever (for --timeout)
  *   term DIR             connect, print "ready", wait; on SIGTERM create DIR/term.RANK and exit
@@ -74,12 +75,23 @@ static uint64_t get_uint(pmix_rank_t rank, const char *key) {
   pmix_value_t *v = get_key(rank, key);
   uint64_t out = 0;
   switch (v->type) {
-    case PMIX_UINT32: out = v->data.uint32; break;
-    case PMIX_UINT16: out = v->data.uint16; break;
-    case PMIX_PROC_RANK: out = v->data.rank; break;
-    case PMIX_UINT64: out = v->data.uint64; break;
-    case PMIX_INT: out = (uint64_t)v->data.integer; break;
-    default: fail("PMIx_Get(%s): unexpected type %d", key, (int)v->type);
+    case PMIX_UINT32:
+      out = v->data.uint32;
+      break;
+    case PMIX_UINT16:
+      out = v->data.uint16;
+      break;
+    case PMIX_PROC_RANK:
+      out = v->data.rank;
+      break;
+    case PMIX_UINT64:
+      out = v->data.uint64;
+      break;
+    case PMIX_INT:
+      out = (uint64_t)v->data.integer;
+      break;
+    default:
+      fail("PMIx_Get(%s): unexpected type %d", key, (int)v->type);
   }
   PMIX_VALUE_RELEASE(v);
   return out;
@@ -192,7 +204,7 @@ static int mode_lines(int n) {
     line[len++] = '\n';
     line[len] = '\0';
     write_in_pieces(STDOUT_FILENO, line);
-    line[0] = 'R';  /* "Rank ..." on stderr */
+    line[0] = 'R'; /* "Rank ..." on stderr */
     write_in_pieces(STDERR_FILENO, line);
   }
   return 0;
@@ -283,7 +295,7 @@ int main(int argc, char **argv) {
       int fd = open(path, O_CREAT | O_RDWR, 0600);
       if (fd < 0) fail("cannot create %s: %s", path, strerror(errno));
       close(fd);
-      printf("shm %s\n", path);
+      printf("shm %s\nrank %u pid %d\n", path, (unsigned)rank, (int)getpid());
       raise(SIGKILL);
     }
     fence_then_wait();

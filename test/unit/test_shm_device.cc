@@ -38,8 +38,8 @@ using shm_test::run_ranks;
 using Handler = std::function<void(uint32_t src, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                                    const void *payload, size_t payload_len)>;
 
-void deliver(void *arg, uint32_t src, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
-             size_t payload_len) {
+void deliver(void *arg, uint32_t src, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+             const void *payload, size_t payload_len) {
   (*static_cast<Handler *>(arg))(src, dispatch, hdr, hdr_len, payload, payload_len);
 }
 
@@ -97,10 +97,12 @@ TEST(ShmDevice, RejectsBadParameters) {
   EXPECT_NE(why.find("PAMIR_SHM_RING_SIZE"), std::string::npos) << why;
   p.ring_bytes = 1024;
   EXPECT_EQ(ShmDevice::create(p, why), nullptr);
-  p = params(shm_test::segment_path("bad"), 0, {4, 3}, [] { return 0; }, &h);
+  p = params(
+      shm_test::segment_path("bad"), 0, {4, 3}, [] { return 0; }, &h);
   EXPECT_EQ(ShmDevice::create(p, why), nullptr);
   EXPECT_NE(why.find("ascending"), std::string::npos) << why;
-  p = params(shm_test::segment_path("bad"), 1, {3, 4}, [] { return 0; }, &h);
+  p = params(
+      shm_test::segment_path("bad"), 1, {3, 4}, [] { return 0; }, &h);
   p.my_task = 3;
   EXPECT_EQ(ShmDevice::create(p, why), nullptr);
   p = params(shm_test::segment_path("bad"), 0, {3}, nullptr, &h);
@@ -119,7 +121,8 @@ TEST(ShmDevice, RefusesForeignSegmentFile) {
   ::close(fd);
   ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
   bool barrier_called = false;
-  ShmParams p = params(path, 0, {0, 1}, [&] { return barrier_called = true, 0; }, &h);
+  ShmParams p = params(
+      path, 0, {0, 1}, [&] { return barrier_called = true, 0; }, &h);
   std::string why;
   EXPECT_EQ(ShmDevice::create(p, why), nullptr);
   EXPECT_NE(why.find("refusing"), std::string::npos) << why;
@@ -278,8 +281,8 @@ TEST_P(ShmFifo, PerPairOrderUnderConcurrency) {
     std::vector<uint32_t> next_recv(n, 0);
     uint64_t received = 0;
     size_t max0 = 0;
-    Handler h = [&](uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
-                    size_t len) {
+    Handler h = [&](uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                    const void *payload, size_t len) {
       SHM_CHECK((src_task - 10) % 3 == 0 && (src_task - 10) / 3 < n, std::to_string(src_task));
       const uint32_t src = (src_task - 10) / 3;
       Hdr hh;
@@ -314,8 +317,8 @@ TEST_P(ShmFifo, PerPairOrderUnderConcurrency) {
           shm_test::fill(buf.data(), hh.len, seed);
           hh.sum = shm_test::checksum(buf.data(), hh.len);
           std::memcpy(hbuf.data(), &hh, sizeof hh);
-          if (!d->try_send(tasks[p], static_cast<uint16_t>(rank * 7 + hh.seq), hbuf.data(), hdr_len, buf.data(),
-                           hh.len)) {
+          if (!d->try_send(tasks[p], static_cast<uint16_t>(rank * 7 + hh.seq), hbuf.data(), hdr_len,
+                           buf.data(), hh.len)) {
             ++refused;
             break;
           }
@@ -346,32 +349,35 @@ INSTANTIATE_TEST_SUITE_P(Ranks, ShmFifo,
 TEST(ShmDevice, DoorbellWakesSleepingReceiver) {
   const std::string path = shm_test::segment_path("bell");
   const std::vector<uint32_t> tasks = {3, 7};
-  std::string err = run_ranks(2, [&](unsigned rank, const std::function<int()> &barrier) {
-    unsigned got = 0;
-    Handler h = [&](uint32_t src, uint16_t dispatch, const void *, uint32_t, const void *, size_t) {
-      SHM_CHECK(src == 3 && dispatch == 9);
-      ++got;
-    };
-    auto d = make(params(path, rank, tasks, barrier, &h));
-    barrier();
-    if (rank == 1) {
-      unsigned waits = 0;
-      // A lost wake-up would leave us here for 600 s; the harness deadline turns that into a failure.
-      while (got == 0) {
-        if (d->poll() == 0) {
-          d->wait(600u * 1000 * 1000);
-          ++waits;
+  std::string err = run_ranks(
+      2,
+      [&](unsigned rank, const std::function<int()> &barrier) {
+        unsigned got = 0;
+        Handler h = [&](uint32_t src, uint16_t dispatch, const void *, uint32_t, const void *, size_t) {
+          SHM_CHECK(src == 3 && dispatch == 9);
+          ++got;
+        };
+        auto d = make(params(path, rank, tasks, barrier, &h));
+        barrier();
+        if (rank == 1) {
+          unsigned waits = 0;
+          // A lost wake-up would leave us here for 600 s; the harness deadline turns that into a failure.
+          while (got == 0) {
+            if (d->poll() == 0) {
+              d->wait(600u * 1000 * 1000);
+              ++waits;
+            }
+          }
+          std::printf("[rank 1] woken after %u wait() calls\n", waits);
+        } else {
+          const pid_t peer = static_cast<pid_t>(d->peer_pid(7));
+          while (!(d->peer_sleeping(7) && proc_state(peer) == 'S')) ::usleep(1000);
+          send(*d, 7, 9, nullptr, 0);
         }
-      }
-      std::printf("[rank 1] woken after %u wait() calls\n", waits);
-    } else {
-      const pid_t peer = static_cast<pid_t>(d->peer_pid(7));
-      while (!(d->peer_sleeping(7) && proc_state(peer) == 'S')) ::usleep(1000);
-      send(*d, 7, 9, nullptr, 0);
-    }
-    barrier();
-    d->shutdown();
-  }, 60);
+        barrier();
+        d->shutdown();
+      },
+      60);
   EXPECT_EQ(err, "");
 }
 
@@ -385,43 +391,90 @@ TEST_P(ShmWaitOnly, TokenRingNeverLosesAWakeup) {
   const std::string path = shm_test::segment_path("token");
   std::vector<uint32_t> tasks;
   for (unsigned i = 0; i < n; ++i) tasks.push_back(i);
-  std::string err = run_ranks(n, [&](unsigned rank, const std::function<int()> &barrier) {
-    uint32_t token = ~0u;
-    bool have = false;
-    Handler h = [&](uint32_t src, uint16_t, const void *hdr, uint32_t hdr_len, const void *, size_t) {
-      SHM_CHECK(src == (rank + n - 1) % n && hdr_len == 4);
-      std::memcpy(&token, hdr, 4);
-      have = true;
-    };
-    auto d = make(params(path, rank, tasks, barrier, &h));
-    barrier();
-    const double t0 = now_s();
-    uint32_t expect = rank;
-    for (unsigned r = 0; r < rounds; ++r) {
-      if (!(rank == 0 && r == 0)) {
-        while (!have)
-          if (d->poll() == 0) d->wait(600u * 1000 * 1000);
-        have = false;
-        SHM_CHECK(token == expect, std::to_string(token) + " != " + std::to_string(expect));
-      }
-      const uint32_t next = (rank == 0 && r == 0) ? 1 : token + 1;
-      send(*d, (rank + 1) % n, 1, &next, 4);
-      expect += n;
-    }
-    if (rank == 0) {  // the last token comes back to 0
-      while (!have)
-        if (d->poll() == 0) d->wait(600u * 1000 * 1000);
-      SHM_CHECK(token == rounds * n);
-      std::printf("[%u ranks] %u rounds of a token ring through wait() only: %.1f us per hop\n", n, rounds,
-                  (now_s() - t0) * 1e6 / (rounds * n));
-    }
-    barrier();
-    d->shutdown();
-  }, 100);
+  std::string err = run_ranks(
+      n,
+      [&](unsigned rank, const std::function<int()> &barrier) {
+        uint32_t token = ~0u;
+        bool have = false;
+        Handler h = [&](uint32_t src, uint16_t, const void *hdr, uint32_t hdr_len, const void *, size_t) {
+          SHM_CHECK(src == (rank + n - 1) % n && hdr_len == 4);
+          std::memcpy(&token, hdr, 4);
+          have = true;
+        };
+        auto d = make(params(path, rank, tasks, barrier, &h));
+        barrier();
+        const double t0 = now_s();
+        uint32_t expect = rank;
+        for (unsigned r = 0; r < rounds; ++r) {
+          if (!(rank == 0 && r == 0)) {
+            while (!have)
+              if (d->poll() == 0) d->wait(600u * 1000 * 1000);
+            have = false;
+            SHM_CHECK(token == expect, std::to_string(token) + " != " + std::to_string(expect));
+          }
+          const uint32_t next = (rank == 0 && r == 0) ? 1 : token + 1;
+          send(*d, (rank + 1) % n, 1, &next, 4);
+          expect += n;
+        }
+        if (rank == 0) {  // the last token comes back to 0
+          while (!have)
+            if (d->poll() == 0) d->wait(600u * 1000 * 1000);
+          SHM_CHECK(token == rounds * n);
+          std::printf("[%u ranks] %u rounds of a token ring through wait() only: %.1f us per hop\n", n,
+                      rounds, (now_s() - t0) * 1e6 / (rounds * n));
+        }
+        barrier();
+        d->shutdown();
+      },
+      100);
   EXPECT_EQ(err, "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ShmWaitOnly, ::testing::Values(2u, 4u));
+
+// A sender that found the ring full and sleeps in wait() is woken when the receiver frees room. First with
+// the sender verifiably asleep, then for many packets with both sides blocking only in wait().
+TEST(ShmDevice, BlockedSenderIsWokenWhenRoomIsFreed) {
+  const std::string path = shm_test::segment_path("room");
+  const std::vector<uint32_t> tasks = {0, 1};
+  const uint32_t count = 20000;
+  std::string err = run_ranks(
+      2,
+      [&](unsigned rank, const std::function<int()> &barrier) {
+        uint32_t got = 0;
+        Handler h = [&](uint32_t, uint16_t, const void *hdr, uint32_t, const void *, size_t len) {
+          uint32_t v;
+          std::memcpy(&v, hdr, 4);
+          SHM_CHECK(v == got && len == 100 + v % 200);
+          ++got;
+        };
+        auto d = make(params(path, rank, tasks, barrier, &h, 4096));
+        barrier();
+        std::vector<char> payload(400, 'p');
+        if (rank == 0) {
+          unsigned waits = 0;
+          for (uint32_t i = 0; i < count; ++i) {
+            while (!d->try_send(1, 1, &i, 4, payload.data(), 100 + i % 200)) {
+              if (d->poll() == 0) {
+                d->wait(600u * 1000 * 1000);
+                ++waits;
+              }
+            }
+          }
+          SHM_CHECK(waits > 0, "the sender never found the ring full");
+          std::printf("[rank 0] %u packets through a 4 KiB ring, %u sleeps on a full ring\n", count, waits);
+        } else {
+          const pid_t peer = static_cast<pid_t>(d->peer_pid(0));
+          while (!(d->peer_sleeping(0) && proc_state(peer) == 'S')) ::usleep(1000);
+          while (got < count)
+            if (d->poll() == 0) d->wait(600u * 1000 * 1000);
+        }
+        barrier();
+        d->shutdown();
+      },
+      100);
+  EXPECT_EQ(err, "");
+}
 
 // With nothing coming, wait() returns by itself (how soon is logged, not checked).
 TEST(ShmDevice, WaitReturnsAfterTimeoutWhenNothingComes) {
@@ -468,7 +521,8 @@ TEST(ShmDevice, ReadRemote) {
       std::vector<unsigned char> buf(kLen);
       shm_test::fill(buf.data(), kLen, 77);
       // Two pages of which the second is unmapped: a read across them fails part-way.
-      char *hole = static_cast<char *>(::mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+      char *hole = static_cast<char *>(
+          ::mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
       SHM_CHECK(hole != MAP_FAILED);
       std::memset(hole, 5, 4096);
       ::munmap(hole + 4096, 4096);
@@ -500,7 +554,8 @@ TEST(ShmDevice, ReadRemote) {
         placed += len;
       }
       SHM_CHECK(lv.size() > 64 && rv.size() > 64);
-      n = d->read_remote(1, lv.data(), static_cast<unsigned>(lv.size()), rv.data(), static_cast<unsigned>(rv.size()));
+      n = d->read_remote(1, lv.data(), static_cast<unsigned>(lv.size()), rv.data(),
+                         static_cast<unsigned>(rv.size()));
       SHM_CHECK(n == static_cast<ssize_t>(total), std::to_string(n));
       size_t ri = 0, roff = 0;
       for (const struct iovec &v : lv) {
@@ -529,6 +584,25 @@ TEST(ShmDevice, ReadRemote) {
       send(*d, 1, 2, nullptr, 0);
     }
     barrier();
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+}
+
+// A peer that has exited cannot be read from: the first read says so instead of reading some other process.
+TEST(ShmDevice, ReadRemoteFromAPeerThatExited) {
+  const std::string path = shm_test::segment_path("gone-peer");
+  const std::vector<uint32_t> tasks = {0, 1};
+  std::string err = run_ranks(2, [&](unsigned rank, const std::function<int()> &barrier) {
+    Handler h = [](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {};
+    auto d = make(params(path, rank, tasks, barrier, &h));
+    if (rank == 1) _exit(0);
+    const pid_t peer = static_cast<pid_t>(d->peer_pid(1));
+    while (proc_state(peer) != 'Z' && proc_state(peer) != '?') ::usleep(1000);
+    char buf[8];
+    struct iovec l = {buf, sizeof buf}, r = {buf, sizeof buf};
+    const ssize_t n = d->read_remote(1, &l, 1, &r, 1);
+    SHM_CHECK(n == -ESRCH, std::to_string(n));
     d->shutdown();
   });
   EXPECT_EQ(err, "");

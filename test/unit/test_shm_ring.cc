@@ -46,13 +46,21 @@ struct Expected {
   std::vector<unsigned char> hdr, payload;
 };
 
-Expected make_packet(uint64_t seed, uint32_t hdr_len, size_t payload_len) {
+// `lookalike`: fill the payload with words that would pass for packet words of either lap parity, so a
+// consumer that trusted old bytes would go wrong.
+Expected make_packet(uint64_t seed, uint32_t hdr_len, size_t payload_len, bool lookalike = false) {
   Expected e;
   e.dispatch = static_cast<uint16_t>(shm_test::mix(seed) & 0xffff);
   e.hdr.resize(hdr_len);
   e.payload.resize(payload_len);
   shm_test::fill(e.hdr.data(), hdr_len, seed * 3 + 1);
   shm_test::fill(e.payload.data(), payload_len, seed * 3 + 2);
+  if (lookalike) {
+    for (size_t i = 0; i + 4 <= payload_len; i += 4) {
+      const uint32_t w = (1u + static_cast<uint32_t>((seed + i) % 3)) | ((i / 4) % 2 ? kParityBit : 0u);
+      std::memcpy(e.payload.data() + i, &w, 4);
+    }
+  }
   return e;
 }
 
@@ -61,21 +69,27 @@ bool push(RingProducer &p, const Expected &e) {
                     e.payload.size());
 }
 
-// Drains up to max packets and checks each against the front of `want`. Returns how many.
-unsigned drain_check(RingConsumer &c, std::deque<Expected> &want, unsigned max) {
-  return c.drain(max, [&](uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
-                          size_t payload_len) {
-    ASSERT_FALSE(want.empty()) << "a packet nobody sent";
-    const Expected &e = want.front();
-    EXPECT_EQ(dispatch, e.dispatch);
-    ASSERT_EQ(hdr_len, e.hdr.size());
-    ASSERT_EQ(payload_len, e.payload.size());
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(hdr) % 16, 0u);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(payload) % 8, 0u);
-    EXPECT_TRUE(hdr_len == 0 || std::memcmp(hdr, e.hdr.data(), hdr_len) == 0);
-    EXPECT_TRUE(payload_len == 0 || std::memcmp(payload, e.payload.data(), payload_len) == 0);
-    want.pop_front();
-  });
+// Drains up to max packets and checks each against the front of `want`. Returns how many; `wake` tells
+// whether the consumer found the producer asking for room.
+unsigned drain_check(RingConsumer &c, std::deque<Expected> &want, unsigned max, bool *wake = nullptr) {
+  bool w = false;
+  const unsigned n = c.drain(
+      max,
+      [&](uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload, size_t payload_len) {
+        ASSERT_FALSE(want.empty()) << "a packet nobody sent";
+        const Expected &e = want.front();
+        EXPECT_EQ(dispatch, e.dispatch);
+        ASSERT_EQ(hdr_len, e.hdr.size());
+        ASSERT_EQ(payload_len, e.payload.size());
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(hdr) % 16, 0u);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(payload) % 8, 0u);
+        EXPECT_TRUE(hdr_len == 0 || std::memcmp(hdr, e.hdr.data(), hdr_len) == 0);
+        EXPECT_TRUE(payload_len == 0 || std::memcmp(payload, e.payload.data(), payload_len) == 0);
+        want.pop_front();
+      },
+      w);
+  if (wake) *wake = w;
+  return n;
 }
 
 TEST(ShmRing, PacketGeometry) {
@@ -113,7 +127,8 @@ TEST(ShmRing, RoundTripAndEmpty) {
   EXPECT_EQ(drain_check(c, want, 100), 0u);
 }
 
-// One-line packets: the ring holds capacity/64 - 1 of them (one line stays free for the next zero word).
+// One-line packets: the ring holds capacity/64 of them. A refused push raises want_space, so the consumer
+// reports, when it frees room, that the producer wants waking, until a push succeeds again.
 TEST(ShmRing, FullReturnsFalseThenSucceedsAfterDrain) {
   const uint64_t cap = 4096;
   RingMem m(cap);
@@ -128,15 +143,31 @@ TEST(ShmRing, FullReturnsFalseThenSucceedsAfterDrain) {
     if (!push(p, e)) break;
     want.push_back(std::move(e));
   }
-  EXPECT_EQ(want.size(), cap / 64 - 1);
+  EXPECT_EQ(want.size(), cap / 64);
+  EXPECT_TRUE(p.blocked());
+  EXPECT_FALSE(p.blocked_and_head_moved());
   const uint64_t tail = p.tail();
   Expected extra = make_packet(1000, 8, 24);
   EXPECT_FALSE(push(p, extra));  // still full, and a refused push writes nothing
   EXPECT_EQ(p.tail(), tail);
-  EXPECT_EQ(drain_check(c, want, 1), 1u);
+  bool wake = false;
+  EXPECT_EQ(drain_check(c, want, 1, &wake), 1u);
+  EXPECT_TRUE(wake) << "the consumer must report the waiting producer";
+  EXPECT_TRUE(p.blocked_and_head_moved());
   EXPECT_TRUE(push(p, extra));
+  EXPECT_FALSE(p.blocked());
   want.push_back(extra);
   EXPECT_FALSE(push(p, make_packet(1001, 8, 24)));
+  EXPECT_EQ(drain_check(c, want, 1, &wake), 1u);
+  EXPECT_TRUE(wake);
+  Expected e2 = make_packet(seed++, 8, 24);
+  EXPECT_TRUE(push(p, e2));
+  want.push_back(std::move(e2));
+  EXPECT_EQ(drain_check(c, want, 1, &wake), 1u);
+  EXPECT_FALSE(wake) << "the producer is no longer waiting";
+  Expected e3 = make_packet(seed++, 8, 24);
+  EXPECT_TRUE(push(p, e3));
+  want.push_back(std::move(e3));
   // Wrap: keep cycling through the full ring for several laps.
   for (int lap = 0; lap < 10 * 64; ++lap) {
     ASSERT_EQ(drain_check(c, want, 1), 1u);
@@ -144,11 +175,11 @@ TEST(ShmRing, FullReturnsFalseThenSucceedsAfterDrain) {
     ASSERT_TRUE(push(p, e));
     want.push_back(std::move(e));
   }
-  EXPECT_EQ(drain_check(c, want, 1000), cap / 64 - 1);
+  EXPECT_EQ(drain_check(c, want, 1000), cap / 64);
   EXPECT_TRUE(want.empty());
 }
 
-// Largest packets: capacity/4 each, so three fit (the fourth would leave no free line).
+// Largest packets: capacity/4 each, so four fit.
 TEST(ShmRing, MaxSizePackets) {
   const uint64_t cap = 8192;
   RingMem m(cap);
@@ -168,15 +199,17 @@ TEST(ShmRing, MaxSizePackets) {
       want.push_back(std::move(e));
       ++n;
     }
-    ASSERT_GE(n, 2u);
-    ASSERT_LE(n, 3u);
+    ASSERT_EQ(n, 4u);
     ASSERT_EQ(drain_check(c, want, 1000), n);
   }
 }
 
 // Random sizes from empty to the largest, the consumer draining random amounts: many laps, with padding
 // markers, every byte checked.
-TEST(ShmRing, WrapAroundMixedSizes) {
+class ShmRingWrap : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ShmRingWrap, WrapAroundMixedSizes) {
+  const bool lookalike = GetParam();
   const uint64_t cap = 4096;
   RingMem m(cap);
   RingProducer p;
@@ -191,7 +224,7 @@ TEST(ShmRing, WrapAroundMixedSizes) {
       const uint32_t hdr_len = static_cast<uint32_t>((rnd >> 8) % 65);
       const size_t room = ring_max_packet(cap) - ring_payload_offset(hdr_len);
       const size_t len = (rnd >> 16) % 4 == 0 ? (rnd >> 20) % (room + 1) : (rnd >> 20) % 100;
-      Expected e = make_packet(seed++, hdr_len, len);
+      Expected e = make_packet(seed++, hdr_len, len, lookalike);
       if (push(p, e)) {
         want.push_back(std::move(e));
         ++accepted;
@@ -208,6 +241,8 @@ TEST(ShmRing, WrapAroundMixedSizes) {
   EXPECT_GT(p.pads(), 100u) << "the test should exercise padding markers";
   EXPECT_EQ(c.head(), p.tail());
 }
+
+INSTANTIATE_TEST_SUITE_P(Payloads, ShmRingWrap, ::testing::Values(false, true));
 
 // A producer process and a consumer process, concurrently, through shared memory: order and contents.
 TEST(ShmRing, ConcurrentAcrossProcesses) {
@@ -229,7 +264,8 @@ TEST(ShmRing, ConcurrentAcrossProcesses) {
     std::vector<unsigned char> buf(ring_max_packet(cap));
     for (uint32_t i = 0; i < count; ++i) {
       uint64_t r = shm_test::mix(i);
-      Hdr h{i, static_cast<uint32_t>(r % 4 == 0 ? (r >> 8) % (ring_max_packet(cap) - 40) : (r >> 8) % 200), 0};
+      Hdr h{i, static_cast<uint32_t>(r % 4 == 0 ? (r >> 8) % (ring_max_packet(cap) - 40) : (r >> 8) % 200),
+            0};
       shm_test::fill(buf.data(), h.len, r);
       h.sum = shm_test::checksum(buf.data(), h.len);
       while (!p.try_push(static_cast<uint16_t>(i), &h, sizeof h, buf.data(), h.len)) {
@@ -243,15 +279,18 @@ TEST(ShmRing, ConcurrentAcrossProcesses) {
   int status = -1;
   bool exited = false;
   while (next < count && bad == 0) {
-    unsigned got = c.drain(64, [&](uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
-                                   size_t payload_len) {
-      Hdr h;
-      std::memcpy(&h, hdr, sizeof h);
-      if (hdr_len != sizeof h || h.seq != next || dispatch != static_cast<uint16_t>(next) ||
-          payload_len != h.len || shm_test::checksum(payload, payload_len) != h.sum)
-        ++bad;
-      ++next;
-    });
+    bool wake = false;
+    unsigned got = c.drain(
+        64,
+        [&](uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload, size_t payload_len) {
+          Hdr h;
+          std::memcpy(&h, hdr, sizeof h);
+          if (hdr_len != sizeof h || h.seq != next || dispatch != static_cast<uint16_t>(next) ||
+              payload_len != h.len || shm_test::checksum(payload, payload_len) != h.sum)
+            ++bad;
+          ++next;
+        },
+        wake);
     if (got == 0 && !exited && ::waitpid(pid, &status, WNOHANG) == pid) exited = true;
     if (got == 0 && exited && !c.ready()) break;  // the producer is gone and nothing is left
   }

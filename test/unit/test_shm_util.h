@@ -4,6 +4,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,18 +21,22 @@ namespace shm_test {
 
 inline unsigned g_rank = ~0u;  // rank of this child, for messages
 
-inline std::string text() { return {}; }
-inline std::string text(const std::string &s) { return s; }
+inline std::string text() {
+  return {};
+}
+inline std::string text(const std::string &s) {
+  return s;
+}
 
 // In a child: report and exit with status 1 when `cond` is false. An optional second argument (a string)
 // says more.
-#define SHM_CHECK(cond, ...)                                                                     \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      std::fprintf(stderr, "[rank %u] %s:%d: check failed: %s %s\n", ::shm_test::g_rank, __FILE__, \
-                   __LINE__, #cond, ::shm_test::text(__VA_ARGS__).c_str());                     \
-      _exit(1);                                                                                  \
-    }                                                                                            \
+#define SHM_CHECK(cond, ...)                                                                                 \
+  do {                                                                                                       \
+    if (!(cond)) {                                                                                           \
+      std::fprintf(stderr, "[rank %u] %s:%d: check failed: %s %s\n", ::shm_test::g_rank, __FILE__, __LINE__, \
+                   #cond, ::shm_test::text(__VA_ARGS__).c_str());                                            \
+      _exit(1);                                                                                              \
+    }                                                                                                        \
   } while (0)
 
 // splitmix64: cheap, deterministic data both sides can regenerate.
@@ -74,12 +79,15 @@ inline std::string segment_path(const char *tag) {
          tag + "-" + std::to_string(counter++);
 }
 
-inline bool path_exists(const std::string &path) { return ::access(path.c_str(), F_OK) == 0; }
+inline bool path_exists(const std::string &path) {
+  return ::access(path.c_str(), F_OK) == 0;
+}
 
 // Runs body(rank, barrier) in n forked processes and waits for them. Returns "" when every child exited
 // with status 0, otherwise what went wrong. A child that dies makes the others get killed, and so does the
 // deadline, which only guards against hangs (a healthy run takes a small fraction of it).
-inline std::string run_ranks(unsigned n, const std::function<void(unsigned, const std::function<int()> &)> &body,
+inline std::string run_ranks(unsigned n,
+                             const std::function<void(unsigned, const std::function<int()> &)> &body,
                              unsigned deadline_s = 120) {
   int up[2];
   if (::pipe(up) != 0) return "pipe failed";
@@ -97,6 +105,8 @@ inline std::string run_ranks(unsigned n, const std::function<void(unsigned, cons
     if (pid < 0) return "fork failed";
     if (pid == 0) {
       g_rank = i;
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed test run leaves no ranks behind
+      if (::getppid() == 1) _exit(1);
       ::close(up[0]);
       for (unsigned j = 0; j < n; ++j) {
         ::close(down_w[j]);

@@ -61,7 +61,8 @@ std::vector<Binding> plan_binding(BindPolicy policy, int *nranks_inout) {
     hwloc_obj_t core = hwloc_get_obj_by_type(topo->get(), topo->unit(), static_cast<unsigned>(r % ncores));
     if (core == nullptr || core->cpuset == nullptr) continue;
     Binding &b = plan[static_cast<size_t>(r)];
-    if (hwloc_cpuset_to_glibc_sched_affinity(topo->get(), core->cpuset, &b.cpus, sizeof b.cpus) != 0) continue;
+    if (hwloc_cpuset_to_glibc_sched_affinity(topo->get(), core->cpuset, &b.cpus, sizeof b.cpus) != 0)
+      continue;
     char *text = nullptr;
     if (hwloc_bitmap_list_asprintf(&text, core->cpuset) >= 0 && text != nullptr) {
       b.list = text;

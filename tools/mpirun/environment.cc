@@ -64,4 +64,8 @@ char **to_pmix_argv(const std::vector<std::string> &strings) {
   return argv;
 }
 
+void free_pmix_argv(char **argv) {
+  pmix_argv_free(argv);
+}
+
 }  // namespace pamir::mpirun

@@ -19,7 +19,8 @@ std::vector<std::string> rank_environment(const std::vector<std::pair<std::strin
 const char *find_variable(const std::vector<std::string> &env, const std::string &name);
 
 // A pmix_argv-style copy (malloc'ed, NULL-terminated) that PMIx_server_setup_fork can extend;
-// release it with pmix_argv_free.
+// release it with free_pmix_argv.
 char **to_pmix_argv(const std::vector<std::string> &strings);
+void free_pmix_argv(char **argv);
 
 }  // namespace pamir::mpirun

@@ -1,9 +1,8 @@
 // Hand-off from libpmix's progress thread to mpirun's event loop. The PMIx server module callbacks
-// only record what happened and wake the loop; the loop acts on it and then completes the PMIx
-// callback, so a client's PMIx_Init/PMIx_Finalize/PMIx_Abort returns only after mpirun has recorded it.
+// record what happened here before they let libpmix answer the client, so an event is always queued
+// before the client can go on (and exit): the loop reaps exits first, then drains this queue, then
+// judges the exits, and never mistakes a finalized rank for one that died before PMIx_Finalize.
 #pragma once
-
-#include <pmix_server.h>
 
 #include <cstdint>
 #include <mutex>
@@ -12,17 +11,13 @@
 
 namespace pamir::mpirun {
 
-enum class EventKind { kConnected, kFinalized, kAbort, kFence };
+enum class EventKind { kConnected, kFinalized, kAbort };
 
 struct Event {
   EventKind kind = EventKind::kConnected;
   uint32_t rank = 0;
   int status = 0;       // kAbort: the code given to PMIx_Abort
   std::string message;  // kAbort: its message
-  pmix_op_cbfunc_t op_cb = nullptr;  // kConnected, kFinalized, kAbort
-  pmix_modex_cbfunc_t modex_cb = nullptr;  // kFence
-  void *cbdata = nullptr;
-  std::string data;  // kFence: the collected data to hand back
 };
 
 class EventQueue {
@@ -41,8 +36,5 @@ class EventQueue {
   std::vector<Event> events_;
   int fd_ = -1;  // eventfd
 };
-
-// Completes an event's PMIx callback with status (for a fence, hands back its data).
-void complete(Event &event, pmix_status_t status);
 
 }  // namespace pamir::mpirun

@@ -52,7 +52,9 @@ void OutputStream::emit(std::string_view text) {
   write_all(dest_, out_);
 }
 
-void OutputStream::on_readable() { read_once(); }
+void OutputStream::on_readable() {
+  read_once();
+}
 
 int OutputStream::read_once() {
   if (fd_ < 0) return 0;

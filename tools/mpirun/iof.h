@@ -50,7 +50,7 @@ class OutputStream {
   std::string pending_;  // an incomplete line
   Clock::time_point pending_since_{};
   bool at_line_start_ = true;  // the next byte printed starts a line (gets the prefix)
-  std::string out_;  // reused output buffer
+  std::string out_;            // reused output buffer
 };
 
 // mpirun's stdin to rank 0's stdin pipe, through a bounded buffer (stdin is not read while the

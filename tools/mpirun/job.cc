@@ -71,10 +71,9 @@ void Job::apply_exits() {
   }
 }
 
-void Job::handle(Event &event) {
+void Job::handle(const Event &event) {
   RankState *r = nullptr;
-  if (event.kind != EventKind::kFence && event.rank < started_ && !ranks_[event.rank].exited)
-    r = &ranks_[event.rank];
+  if (event.rank < started_) r = &ranks_[event.rank];
   switch (event.kind) {
     case EventKind::kConnected:
       if (r != nullptr) r->connected = true;
@@ -92,10 +91,7 @@ void Job::handle(Event &event) {
         end_job(event.status == 0 ? 0 : failure_code(event.status), SIGTERM);
       }
       break;
-    case EventKind::kFence:
-      break;
   }
-  complete(event, PMIX_SUCCESS);
 }
 
 void Job::signal_received(int sig) {

@@ -37,11 +37,11 @@ class Job {
   int rank_of(pid_t pid) const;  // -1 if none
   uint32_t started() const { return started_; }
 
-  // Records an exit seen by waitpid; apply_exits() acts on it after the queued PMIx events of the
-  // same round were handled (an event of a rank already gone is stale and is only completed).
+  // Records an exit seen by waitpid; apply_exits() acts on it after the PMIx events queued so far
+  // were handled (a rank's PMIx_Finalize is always queued before the rank can exit).
   void note_exit(uint32_t rank, int wait_status);
   void apply_exits();
-  void handle(Event &event);  // updates the state, then completes the PMIx callback
+  void handle(const Event &event);
 
   void signal_received(int sig);
   void timed_out(const std::string &seconds);

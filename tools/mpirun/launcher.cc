@@ -9,8 +9,12 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tools/mpirun/binding.h"
@@ -28,6 +32,38 @@ namespace pamir::mpirun {
 namespace {
 
 constexpr auto kGrace = std::chrono::seconds(1);  // SIGTERM, then this long, then SIGKILL
+constexpr auto kShutdownLimit = std::chrono::seconds(5);
+
+// Ends mpirun with the job's exit code if libpmix's shutdown does not return in time: the job is
+// over and cleaned up by then, and a hung launcher is worse than an unfinished PMIx_server_finalize.
+class Watchdog {
+ public:
+  Watchdog(std::chrono::seconds limit, int exit_code)
+      : thread_([this, limit, exit_code] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (!cv_.wait_for(lock, limit, [this] { return done_; })) {
+            say("libpmix did not shut down within %lld s; exiting anyway",
+                static_cast<long long>(limit.count()));
+            _exit(exit_code);
+          }
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  Watchdog(const Watchdog &) = delete;
+  Watchdog &operator=(const Watchdog &) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 class Fd {
  public:
@@ -98,7 +134,8 @@ void event_loop(Job &job, EventQueue &queue, StdinForwarder &stdin_fwd, int sigf
     watch(queue.fd(), POLLIN, kQueue);
     watch(stdin_fwd.source_fd(), POLLIN, kStdinIn);
     watch(stdin_fwd.sink_fd(), POLLOUT, kStdinOut);
-    Clock::time_point deadline = std::min(job.next_deadline(), job.ending() ? Clock::time_point::max() : timeout_at);
+    Clock::time_point deadline =
+        std::min(job.next_deadline(), job.ending() ? Clock::time_point::max() : timeout_at);
     auto &ranks = job.ranks();
     for (uint32_t r = 0; r < job.started(); ++r) {
       watch(ranks[r].out.fd(), POLLIN, kRankOut, r);
@@ -106,10 +143,7 @@ void event_loop(Job &job, EventQueue &queue, StdinForwarder &stdin_fwd, int sigf
       deadline = std::min({deadline, ranks[r].out.deadline(), ranks[r].err.deadline()});
     }
     int n = ::poll(fds.data(), fds.size(), poll_timeout_ms(Clock::now(), deadline));
-    if (n < 0 && errno != EINTR) {
-      say("poll failed: %s", strerror(errno));
-      job.launch_failed("internal error");
-    }
+    if (n < 0 && errno != EINTR) job.launch_failed(std::string("poll failed: ") + strerror(errno));
     const Clock::time_point now = Clock::now();
     for (size_t i = 0; n > 0 && i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
@@ -139,7 +173,7 @@ void event_loop(Job &job, EventQueue &queue, StdinForwarder &stdin_fwd, int sigf
     // PMIx_Init/PMIx_Finalize until its event is handled, so an exit seen here comes after any
     // event that it could have sent before.
     reap(job);
-    for (Event &e : queue.drain()) job.handle(e);
+    for (const Event &e : queue.drain()) job.handle(e);
     job.apply_exits();
     if (job.ending() || (ranks.size() > 0 && ranks[0].exited)) stdin_fwd.stop();
     for (uint32_t r = 0; r < job.started(); ++r) {
@@ -196,7 +230,6 @@ int run_job(const Options &options) {
 
     std::vector<char *> argv;
     for (const std::string &a : options.command) argv.push_back(const_cast<char *>(a.c_str()));
-    argv[0] = const_cast<char *>(options.command[0].c_str());
     argv.push_back(nullptr);
 
     for (uint32_t r = 0; r < layout.nranks; ++r) {
@@ -204,20 +237,21 @@ int run_job(const Options &options) {
       bool ok = server.register_client(r, &error) && server.setup_fork(r, &rank_env, &error);
       RankProcess proc;
       if (ok) {
-        pmix_argv_append_nosize(&rank_env, "PMIX_MCA_gds=hash");
         RankSpawn spec{program.c_str(), argv.data(), rank_env, r == 0 ? rank0_stdin.get() : devnull.get(),
                        binding[r].bound ? &binding[r].cpus : nullptr};
         ok = spawn_rank(spec, &proc, &error);
+        if (ok) server.set_pid(r, proc.pid);
       }
-      pmix_argv_free(rank_env);
+      free_pmix_argv(rank_env);
       if (!ok) {
         job.launch_failed("cannot start rank " + std::to_string(r) + ": " + error);
         break;
       }
       const std::string tag = "[1," + std::to_string(r) + "]";
-      job.rank_started(r, proc.pid,
-                       OutputStream(proc.stdout_fd, STDOUT_FILENO, options.tag_output ? tag + "<stdout>:" : ""),
-                       OutputStream(proc.stderr_fd, STDERR_FILENO, options.tag_output ? tag + "<stderr>:" : ""));
+      job.rank_started(
+          r, proc.pid,
+          OutputStream(proc.stdout_fd, STDOUT_FILENO, options.tag_output ? tag + "<stdout>:" : ""),
+          OutputStream(proc.stderr_fd, STDERR_FILENO, options.tag_output ? tag + "<stderr>:" : ""));
     }
     rank0_stdin.reset();  // rank 0 has its copy
 
@@ -229,9 +263,17 @@ int run_job(const Options &options) {
     job.finish();
     stdin_fwd.stop();
     exit_code = job.exit_code();
+    // Every rank is reaped: nothing can create the job's files any more.
+    remove_shm_files("/dev/shm", shm_prefix(layout.nspace));
+    if (job.ending()) {
+      // Abnormal end: libpmix may be damaged by the dropped connections (see server.cc); it made no
+      // files, so leave it alone and exit without running its teardown or atexit handlers.
+      server.abandon();
+      std::_Exit(exit_code);
+    }
+    Watchdog watchdog(kShutdownLimit, exit_code);
     server.shutdown();
   }
-  remove_shm_files("/dev/shm", shm_prefix(layout.nspace));
   return exit_code;
 }
 

@@ -172,7 +172,7 @@ int parse_options(int argc, char **argv, Options *out) {
     }
   }
   for (; i < argc; ++i) out->command.emplace_back(argv[i]);
-  if (out->command.empty()) return bad("no program given%s", "");
+  if (out->command.empty()) return bad("%s", "no program given");
 
   if (!timeout_given) {
     if (const char *env = std::getenv("MPIEXEC_TIMEOUT"); env != nullptr && *env != '\0') {

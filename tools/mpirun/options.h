@@ -10,10 +10,10 @@ namespace pamir::mpirun {
 enum class BindPolicy { kDefault, kCore, kNone };
 
 struct Options {
-  int nranks = 0;  // 0: not given, one rank per core
+  int nranks = 0;                                            // 0: not given, one rank per core
   std::vector<std::pair<std::string, std::string>> exports;  // -x NAME[=VALUE], resolved
   bool tag_output = false;
-  double timeout_s = 0;  // 0: no time limit
+  double timeout_s = 0;      // 0: no time limit
   std::string timeout_text;  // as the user wrote it, for the message
   BindPolicy bind = BindPolicy::kDefault;
   std::vector<std::string> command;  // program and its arguments

@@ -7,14 +7,26 @@
 #include <cerrno>
 
 namespace pamir::mpirun {
+namespace {
+sigset_t g_original_mask;
+struct sigaction g_original_sigpipe;
+}  // namespace
 
 int setup_signals() {
-  ::signal(SIGPIPE, SIG_IGN);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, &g_original_sigpipe);
   sigset_t set;
   sigemptyset(&set);
   for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&set, sig);
-  if (::sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return -1;
+  if (::sigprocmask(SIG_BLOCK, &set, &g_original_mask) != 0) return -1;
   return ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+void restore_for_child() {
+  ::sigaction(SIGPIPE, &g_original_sigpipe, nullptr);
+  ::sigprocmask(SIG_SETMASK, &g_original_mask, nullptr);
 }
 
 std::vector<int> read_signals(int fd) {

@@ -9,11 +9,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tools/mpirun/signals.h"
+
 namespace pamir::mpirun {
 namespace {
-
-// Signals whose disposition or mask mpirun changes: the rank must start with the defaults.
-constexpr int kResetSignals[] = {SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 [[noreturn]] void child_fail(const char *what, const char *path, int err) {
   // Only write(2) here: we are between fork and exec in a threaded process.
@@ -113,13 +112,7 @@ bool spawn_rank(const RankSpawn &spec, RankProcess *out, std::string *error) {
       _exit(127);
     // Anything else mpirun holds (libpmix's sockets, other ranks' pipes) must not leak into the rank.
     ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-    struct sigaction dfl;
-    std::memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int sig : kResetSignals) ::sigaction(sig, &dfl, nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    restore_for_child();
     if (spec.cpus != nullptr) ::sched_setaffinity(0, sizeof(cpu_set_t), spec.cpus);
     ::execve(spec.path, spec.argv, spec.envp);
     child_fail("cannot execute", spec.path, errno);

@@ -16,11 +16,11 @@ bool resolve_program(const std::string &program, const char *path_env, std::stri
                      std::string *error, int *exit_code);
 
 struct RankSpawn {
-  const char *path;          // resolved program
-  char *const *argv;         // NULL-terminated
-  char *const *envp;         // NULL-terminated
-  int stdin_fd;              // becomes the rank's fd 0 (a pipe from mpirun, or /dev/null)
-  const cpu_set_t *cpus;     // nullptr: unbound
+  const char *path;       // resolved program
+  char *const *argv;      // NULL-terminated
+  char *const *envp;      // NULL-terminated
+  int stdin_fd;           // becomes the rank's fd 0 (a pipe from mpirun, or /dev/null)
+  const cpu_set_t *cpus;  // nullptr: unbound
 };
 
 struct RankProcess {

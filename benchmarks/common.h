@@ -1,0 +1,335 @@
+/*
+ * Shared helpers for Pamir's OSU-compatible point-to-point benchmarks.
+ *
+ * Plain MPI + C99 + POSIX: no Pamir-specific calls, so the same sources build with any MPI's mpicc.
+ * Output follows OSU micro-benchmarks 7.4 (header lines, "# Size" column 10 wide, values 18 wide with
+ * two decimals), so scripts that parse OSU output parse ours too.
+ *
+ * Options (as OSU's): -m [MIN:]MAX  message sizes, -i ITER  timed iterations, -x WARMUP  untimed
+ * iterations, -W WINDOW (bandwidth tests), -c  validate every received byte (prints a Validation
+ * column; exit status 1 when any size fails), -v version, -h help. Not in OSU: --precision N prints
+ * N decimals instead of 2 (sub-microsecond latencies need 3 for a meaningful ratio), and
+ * --iterations-large N / --warmup-large N set the counts above 8 KiB alone (-i and -x set both).
+ */
+#ifndef PAMIR_BENCH_COMMON_H
+#define PAMIR_BENCH_COMMON_H
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BENCH_VERSION "v1.0 (OSU 7.4 compatible)"
+#define BENCH_FIELD_WIDTH 18 /* OSU's point-to-point value column */
+#define BENCH_SIZE_WIDTH 10
+#define BENCH_PRECISION 2 /* OSU's; --precision changes it */
+static int bench_precision = BENCH_PRECISION;
+#define BENCH_MAX_SIZE ((size_t)1 << 22)   /* 4 MiB, OSU's MAX_MESSAGE_SIZE */
+#define BENCH_LARGE_SIZE ((size_t)8192)    /* above this, the "large" loop counts apply */
+
+enum bench_kind { BENCH_LATENCY, BENCH_BW, BENCH_BIBW };
+
+struct bench_options {
+  size_t min_size;
+  size_t max_size;
+  long iterations;       /* size <= BENCH_LARGE_SIZE */
+  long skip;             /* warm-up, size <= BENCH_LARGE_SIZE */
+  long iterations_large; /* size > BENCH_LARGE_SIZE */
+  long skip_large;
+  int window;
+  int validate;
+};
+
+static void bench_usage(const char *name, enum bench_kind kind) {
+  printf("Usage: %s [options]\n", name);
+  printf("Options:\n");
+  printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s:4194304)\n",
+         kind == BENCH_LATENCY ? "0" : "1");
+  printf("  -i, --iterations ITER         timed iterations per size (default %s)\n",
+         kind == BENCH_LATENCY ? "10000, 1000 above 8 KiB" : "100, 20 above 8 KiB");
+  printf("  -x, --warmup WARMUP           untimed warm-up iterations per size (default %s)\n",
+         kind == BENCH_LATENCY ? "100, 10 above 8 KiB" : "10, 2 above 8 KiB");
+  if (kind != BENCH_LATENCY)
+    printf("  -W, --window-size WINDOW      messages in flight per iteration (default 64)\n");
+  printf("  -c, --validation              check every received byte; adds a Validation column\n");
+  printf("      --precision N             decimals in the value column (default 2, as OSU)\n");
+  printf("      --iterations-large N      timed iterations above 8 KiB only (after -i)\n");
+  printf("      --warmup-large N          warm-up iterations above 8 KiB only (after -x)\n");
+  printf("  -v, --version                 print the version and exit\n");
+  printf("  -h, --help                    print this help and exit\n");
+  fflush(stdout);
+}
+
+static int bench_parse_size(const char *s, size_t *out) {
+  char *end = NULL;
+  unsigned long long v;
+  if (s == NULL || *s == '\0') return 0;
+  v = strtoull(s, &end, 10);
+  if (*end != '\0') return 0;
+  *out = (size_t)v;
+  return 1;
+}
+
+static int bench_parse_long(const char *s, long *out, long min) {
+  char *end = NULL;
+  long v;
+  if (s == NULL || *s == '\0') return 0;
+  v = strtol(s, &end, 10);
+  if (*end != '\0' || v < min) return 0;
+  *out = v;
+  return 1;
+}
+
+/* Maps the long spellings OSU accepts to the short ones, so argv can go to getopt unchanged. */
+static const char *bench_long_to_short(const char *arg) {
+  static const char *map[][2] = {
+      {"--message-size", "-m"}, {"--iterations", "-i"}, {"--warmup", "-x"},
+      {"--window-size", "-W"},  {"--validation", "-c"}, {"--version", "-v"},
+      {"--help", "-h"},
+  };
+  size_t i;
+  for (i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(arg, map[i][0]) == 0) return map[i][1];
+  return arg;
+}
+
+/*
+ * Returns 0 to run, 1 to exit successfully (help/version printed), -1 for a bad option.
+ * Only rank 0 prints.
+ */
+static int bench_parse_options(int argc, char **argv, enum bench_kind kind, int rank,
+                               const char *title, struct bench_options *o) {
+  int i;
+  const char *name = argv[0] ? argv[0] : "benchmark";
+  o->min_size = kind == BENCH_LATENCY ? 0 : 1;
+  o->max_size = BENCH_MAX_SIZE;
+  if (kind == BENCH_LATENCY) {
+    o->iterations = 10000;
+    o->skip = 100;
+    o->iterations_large = 1000;
+    o->skip_large = 10;
+  } else {
+    o->iterations = 100;
+    o->skip = 10;
+    o->iterations_large = 20;
+    o->skip_large = 2;
+  }
+  o->window = 64;
+  o->validate = 0;
+
+  for (i = 1; i < argc; i++) {
+    const char *a = bench_long_to_short(argv[i]);
+    const char *val = NULL;
+    char opt;
+    if (strcmp(argv[i], "--precision") == 0) {
+      long p;
+      if (i + 1 >= argc || !bench_parse_long(argv[i + 1], &p, 0) || p > 9) {
+        if (rank == 0) fprintf(stderr, "%s: --precision needs a number 0..9\n", name);
+        return -1;
+      }
+      bench_precision = (int)p;
+      i++;
+      continue;
+    }
+    if (strcmp(argv[i], "--iterations-large") == 0 || strcmp(argv[i], "--warmup-large") == 0) {
+      const int warm = argv[i][2] == 'w';
+      if (i + 1 >= argc ||
+          !bench_parse_long(argv[i + 1], warm ? &o->skip_large : &o->iterations_large, warm ? 0 : 1)) {
+        if (rank == 0) fprintf(stderr, "%s: %s needs a count\n", name, argv[i]);
+        return -1;
+      }
+      i++;
+      continue;
+    }
+    if (a[0] != '-' || a[1] == '\0' || (a[2] != '\0')) {
+      if (rank == 0) fprintf(stderr, "%s: unexpected argument '%s'\n", name, argv[i]);
+      return -1;
+    }
+    opt = a[1];
+    if (opt == 'm' || opt == 'i' || opt == 'x' || opt == 'W') {
+      if (i + 1 >= argc) {
+        if (rank == 0) fprintf(stderr, "%s: option -%c needs a value\n", name, opt);
+        return -1;
+      }
+      val = argv[++i];
+    }
+    switch (opt) {
+      case 'm': {
+        const char *colon = strchr(val, ':');
+        int ok;
+        if (colon) {
+          char buf[64];
+          size_t n = (size_t)(colon - val);
+          if (n >= sizeof buf) n = sizeof buf - 1;
+          memcpy(buf, val, n);
+          buf[n] = '\0';
+          ok = bench_parse_size(buf, &o->min_size) && bench_parse_size(colon + 1, &o->max_size);
+        } else {
+          ok = bench_parse_size(val, &o->max_size);
+        }
+        if (!ok || o->min_size > o->max_size) {
+          if (rank == 0) fprintf(stderr, "%s: invalid message size range '%s'\n", name, val);
+          return -1;
+        }
+        break;
+      }
+      case 'i':
+        if (!bench_parse_long(val, &o->iterations, 1)) {
+          if (rank == 0) fprintf(stderr, "%s: invalid iteration count '%s'\n", name, val);
+          return -1;
+        }
+        o->iterations_large = o->iterations;
+        break;
+      case 'x':
+        if (!bench_parse_long(val, &o->skip, 0)) {
+          if (rank == 0) fprintf(stderr, "%s: invalid warm-up count '%s'\n", name, val);
+          return -1;
+        }
+        o->skip_large = o->skip;
+        break;
+      case 'W': {
+        long w;
+        if (kind == BENCH_LATENCY || !bench_parse_long(val, &w, 1) || w > 1000) {
+          if (rank == 0) fprintf(stderr, "%s: invalid window size '%s'\n", name, val);
+          return -1;
+        }
+        o->window = (int)w;
+        break;
+      }
+      case 'c':
+        o->validate = 1;
+        break;
+      case 'v':
+        if (rank == 0) printf("# %s %s\n", title, BENCH_VERSION);
+        return 1;
+      case 'h':
+        if (rank == 0) bench_usage(name, kind);
+        return 1;
+      default:
+        if (rank == 0) {
+          fprintf(stderr, "%s: unknown option '%s'\n", name, argv[i]);
+          bench_usage(name, kind);
+        }
+        return -1;
+    }
+  }
+  return 0;
+}
+
+static void *bench_alloc(size_t bytes) {
+  void *p = NULL;
+  long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0) page = 4096;
+  if (bytes == 0) bytes = 1;
+  if (posix_memalign(&p, (size_t)page, bytes) != 0) return NULL;
+  memset(p, 0, bytes); /* touch every page before timing, as OSU does */
+  return p;
+}
+
+/* The byte at offset j of message `tag` (size, iteration, slot, sender folded into one seed). */
+static uint32_t bench_seed(size_t size, long iter, int slot, int sender) {
+  uint32_t h = 2166136261u;
+  uint32_t parts[4];
+  int k;
+  parts[0] = (uint32_t)size;
+  parts[1] = (uint32_t)iter;
+  parts[2] = (uint32_t)slot;
+  parts[3] = (uint32_t)sender;
+  for (k = 0; k < 4; k++) {
+    h ^= parts[k];
+    h *= 16777619u;
+  }
+  return h;
+}
+
+/* Word k of the pattern; any byte out of place, stale or missing changes some word. */
+static uint64_t bench_word(uint32_t seed, size_t k) {
+  uint64_t x = ((uint64_t)seed << 32 | seed) ^ ((uint64_t)k * 0x9E3779B97F4A7C15ull);
+  return x ^ (x >> 29);
+}
+
+static void bench_fill(unsigned char *buf, size_t n, uint32_t seed) {
+  size_t k, words = n / 8;
+  uint64_t w;
+  for (k = 0; k < words; k++) {
+    w = bench_word(seed, k);
+    memcpy(buf + 8 * k, &w, 8);
+  }
+  w = bench_word(seed, words);
+  memcpy(buf + 8 * words, &w, n - 8 * words);
+}
+
+/* Returns the number of wrong 8-byte words (or tail). */
+static size_t bench_check(const unsigned char *buf, size_t n, uint32_t seed) {
+  size_t k, words = n / 8, bad = 0;
+  uint64_t w;
+  for (k = 0; k < words; k++) {
+    w = bench_word(seed, k);
+    if (memcmp(buf + 8 * k, &w, 8) != 0) bad++;
+  }
+  w = bench_word(seed, words);
+  if (memcmp(buf + 8 * words, &w, n - 8 * words) != 0) bad++;
+  return bad;
+}
+
+static int bench_count_ok(const MPI_Status *st, size_t size) {
+  int count = -1;
+  MPI_Get_count(st, MPI_CHAR, &count);
+  return count >= 0 && (size_t)count == size;
+}
+
+static void bench_print_header(const char *title, const char *column, int validate) {
+  printf("# %s %s\n", title, BENCH_VERSION);
+  printf("# Datatype: MPI_CHAR.\n");
+  printf("%-*s%*s", BENCH_SIZE_WIDTH, "# Size", BENCH_FIELD_WIDTH, column);
+  if (validate) printf("%*s", BENCH_FIELD_WIDTH, "Validation");
+  printf("\n");
+  fflush(stdout);
+}
+
+static void bench_print_row(size_t size, double value, int validate, int failed) {
+  printf("%-*zu%*.*f", BENCH_SIZE_WIDTH, size, BENCH_FIELD_WIDTH, bench_precision, value);
+  if (validate) printf("%*s", BENCH_FIELD_WIDTH, failed ? "Fail" : "Pass");
+  printf("\n");
+  fflush(stdout);
+}
+
+/*
+ * The two-rank synchronisation and reductions the benchmarks need, done with point-to-point calls
+ * only, so that the programs measure (and need) nothing but point-to-point messaging.
+ */
+#define BENCH_TAG_SYNC 999
+
+static void bench_sync(int rank) {
+  char token = 0;
+  const int peer = 1 - rank;
+  if (rank == 0) {
+    MPI_Send(&token, 1, MPI_CHAR, peer, BENCH_TAG_SYNC, MPI_COMM_WORLD);
+    MPI_Recv(&token, 1, MPI_CHAR, peer, BENCH_TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(&token, 1, MPI_CHAR, peer, BENCH_TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&token, 1, MPI_CHAR, peer, BENCH_TAG_SYNC, MPI_COMM_WORLD);
+  }
+}
+
+/* Both ranks' values summed on both ranks. */
+static double bench_sum2(int rank, double mine) {
+  double theirs = 0.0;
+  const int peer = 1 - rank;
+  if (rank == 0) {
+    MPI_Send(&mine, 1, MPI_DOUBLE, peer, BENCH_TAG_SYNC, MPI_COMM_WORLD);
+    MPI_Recv(&theirs, 1, MPI_DOUBLE, peer, BENCH_TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(&theirs, 1, MPI_DOUBLE, peer, BENCH_TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&mine, 1, MPI_DOUBLE, peer, BENCH_TAG_SYNC, MPI_COMM_WORLD);
+  }
+  return mine + theirs;
+}
+
+static size_t bench_next_size(size_t size) { return size ? size * 2 : 1; }
+
+#endif

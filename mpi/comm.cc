@@ -1,0 +1,653 @@
+// Communicators (MPI 4.1 chapter 7): MPI_COMM_WORLD and MPI_COMM_SELF, duplication, splitting,
+// creation from groups, comparison, names and info hints, and the context ids that keep their
+// traffic apart.
+//
+// Context ids. The match bits carry a 16-bit context id (pami/match.h). Ids come in pairs: the even id
+// 2p is a communicator's point-to-point context, 2p+1 its collective context. Each process keeps a
+// bitmap of the 32768 pairs (bit set = free on this process); pairs 0 and 1 belong to MPI_COMM_WORLD and
+// MPI_COMM_SELF. A new communicator takes the lowest pair free on all of its members: an allreduce with
+// bitwise AND of the bitmaps over the parent's collective context (MPICH's approach), or, for
+// MPI_Comm_create_group, the same reduction done with point-to-point messages among the group's members
+// only. An id need only be unique among the processes of the communicator, since a message is matched
+// by (context, source, tag) at one receiver: disjoint communicators made by one MPI_Comm_split share an
+// id, and processes outside the new communicator contribute all ones.
+//
+// Under MPI_THREAD_MULTIPLE two threads may create communicators from different parents at once, and
+// their allreduces interleave across processes. MPICH's "mask in use" rule keeps them from taking the
+// same pair: one allocation at a time owns the local bitmap; another thread contributes all zeros, which
+// makes the result empty on every member of its parent, and everybody in that allocation retries. So
+// that two allocations cannot keep starving each other (each owning the mask on a different process),
+// the bitmap goes only to the waiting allocation with the lowest key (parent context id, create_group
+// tag): the globally lowest allocation eventually owns the bitmap on all of its members and succeeds.
+// One extra word in the reduction says whether every member contributed its real bitmap; only then
+// does an empty result mean that the ids are exhausted (MPI_ERR_OTHER) rather than "retry".
+//
+// Freed communicators give their pair back when the last reference goes (pending operations may still
+// hold one).
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <unordered_set>
+
+#include "collectives/coll.h"
+#include "mpi/check.h"
+#include "mpi/info.h"
+#include "pami/context.h"
+#include "pamir_alias.h"
+
+namespace pamir::mpi {
+
+namespace {
+
+Comm g_world{};
+Comm g_self{};
+[[maybe_unused]] const bool registered = [] {
+  for (Comm *c : {&g_world, &g_self}) {
+    c->magic = uint32_t(Kind::comm);
+    c->predefined = true;
+  }
+  predefined_slot<Comm>(uintptr_t(MPI_COMM_WORLD)) = &g_world;
+  predefined_slot<Comm>(uintptr_t(MPI_COMM_SELF)) = &g_self;
+  return true;
+}();
+
+MPI_Comm comm_handle(Comm *c) {
+  if (c == &g_world) return MPI_COMM_WORLD;
+  if (c == &g_self) return MPI_COMM_SELF;
+  return c ? handle_of<MPI_Comm>(c) : MPI_COMM_NULL;
+}
+MPI_Group group_handle(Group *g) {
+  return g == group_empty() ? MPI_GROUP_EMPTY : handle_of<MPI_Group>(g);
+}
+
+void group_release(Group *g) {
+  if (!g || g->predefined) return;
+  if (g->refs == 1 && g->int_handle) object_forget_int(Kind::group, g->int_handle);
+  release(g);
+}
+
+coll::Team team_of(const Comm *c) {
+  return coll::Team{c->rank, c->size, c->coll_ctx(), c->local->tasks.data()};
+}
+
+// A failed collective step, as an MPI error raised on c.
+[[gnu::cold]] int coll_failed(Comm *c, const char *fn, int rc) {
+  switch (pamir::Err(rc)) {
+    case pamir::Err::proc_failed:
+      return raise(c, fn, MPI_ERR_PROC_ABORTED, "a peer process is gone");
+    case pamir::Err::truncate:
+      return raise(c, fn, MPI_ERR_INTERN, "a message of the communicator-creation protocol was truncated");
+    default:
+      return raise(c, fn, MPI_ERR_INTERN, "communication failed while creating the communicator (error %d)",
+                   rc);
+  }
+}
+
+// --- context ids --------------------------------------------------------------------------------
+constexpr unsigned kPairs = kContextIds / 2;
+constexpr unsigned kWords = kPairs / 32;
+constexpr size_t kReduceWords = kWords + 1;   // the bitmap, then the "every member owned its mask" word
+constexpr int32_t kCreateGroupTag = 1 << 27;  // create_group's messages on the parent's collective context
+
+struct ContextIds {
+  uint32_t mask[kWords];
+  bool mask_in_use = false;
+  std::vector<uint64_t> waiting;  // keys of the allocations under way (MPI_THREAD_MULTIPLE)
+  void reset() {
+    std::fill(std::begin(mask), std::end(mask), ~0u);
+    mask[0] &= ~3u;  // pairs 0 (MPI_COMM_WORLD) and 1 (MPI_COMM_SELF)
+    mask_in_use = false;
+    waiting.clear();
+  }
+};
+ContextIds &ids() {
+  static auto *s = [] {
+    auto *p = new ContextIds;
+    p->reset();
+    return p;
+  }();
+  return *s;
+}
+
+// How the bitmaps are combined: returns 0 or a pamir::Err value.
+struct Reducer {
+  virtual int band(uint32_t *words, size_t n) = 0;
+  virtual ~Reducer() = default;
+};
+
+// Over every rank of a communicator, with the collectives.
+struct CommReducer final : Reducer {
+  const Comm *parent;
+  explicit CommReducer(const Comm *p) : parent(p) {}
+  int band(uint32_t *words, size_t n) override {
+    coll::Team t = team_of(parent);
+    coll::Reduction r = coll::builtin_reduction(coll::reduce_fn(coll::OpKind::band, coll::ElemType::u32), 4);
+    return coll::allreduce(t, words, words, n, r, true);
+  }
+};
+
+// Over the members of a group only (MPI_Comm_create_group): a binomial reduction to group rank 0 and a
+// binomial broadcast back, with point-to-point messages on the parent's collective context under a
+// tag of create_group's range (above the collectives' own tags), so neither non-members nor the
+// parent's collectives are involved.
+struct GroupReducer final : Reducer {
+  coll::Team team;
+  int32_t tag;
+  GroupReducer(const Comm *parent, const Group *g, int user_tag)
+      : team{g->rank, g->size(), parent->coll_ctx(), g->tasks.data()},
+        tag(kCreateGroupTag | (user_tag & (kCreateGroupTag - 1))) {}
+  int band(uint32_t *words, size_t n) override {
+    const int r = team.rank, size = team.size;
+    const size_t bytes = n * sizeof(uint32_t);
+    std::vector<uint32_t> in(n);
+    int mask = 1;
+    for (; mask < size; mask <<= 1) {
+      if (r & mask) {
+        if (int rc = coll::send(team, r - mask, tag, words, bytes)) return rc;
+        break;
+      }
+      if (r + mask < size) {
+        if (int rc = coll::recv(team, r + mask, tag, in.data(), bytes)) return rc;
+        for (size_t i = 0; i < n; ++i) words[i] &= in[i];
+      }
+    }
+    // Broadcast: receive from the parent found above (rank 0 has none), then send down.
+    if (r != 0)
+      if (int rc = coll::recv(team, r - mask, tag, words, bytes)) return rc;
+    for (mask >>= 1; mask > 0; mask >>= 1)
+      if (r + mask < size && !(r & mask))
+        if (int rc = coll::send(team, r + mask, tag, words, bytes)) return rc;
+    return 0;
+  }
+};
+
+// Takes the lowest pair free on every participant. `participate` is false on processes that will not
+// be members of the new communicator (they still take part in the reduction, contributing all ones).
+int context_alloc(Comm *parent, const char *fn, bool participate, uint64_t key, Reducer &reducer,
+                  uint16_t &out) {
+  ContextIds &s = ids();
+  const bool threaded = library_lock().enabled;
+  std::vector<uint32_t> words(kReduceWords);
+  if (participate && threaded) s.waiting.push_back(key);
+  auto done = [&] {
+    if (participate && threaded) s.waiting.erase(std::find(s.waiting.begin(), s.waiting.end(), key));
+  };
+  for (;;) {
+    bool own = false;
+    if (!participate) {
+      std::fill(words.begin(), words.end(), ~0u);
+    } else {
+      own = !s.mask_in_use && (!threaded || key == *std::min_element(s.waiting.begin(), s.waiting.end()));
+      if (own) {
+        s.mask_in_use = true;
+        std::copy(std::begin(s.mask), std::end(s.mask), words.begin());
+        words[kWords] = ~0u;
+      } else {
+        std::fill(words.begin(), words.end(), 0u);
+      }
+    }
+    int rc = reducer.band(words.data(), words.size());  // may let other threads run
+    if (own) s.mask_in_use = false;
+    if (rc) {
+      done();
+      return coll_failed(parent, fn, rc);
+    }
+    for (unsigned w = 0; w < kWords; ++w) {
+      if (!words[w]) continue;
+      const unsigned pair = w * 32 + unsigned(__builtin_ctz(words[w]));
+      // Only an owner can see a nonzero result (others contributed zeros): take the pair.
+      if (participate) s.mask[w] &= ~(1u << (pair % 32));
+      done();
+      out = uint16_t(2 * pair);
+      return MPI_SUCCESS;
+    }
+    if (words[kWords] == ~0u) {
+      done();
+      return raise(parent, fn, MPI_ERR_OTHER,
+                   "no context id is free on all members (all %u id pairs are in use on some process)",
+                   kPairs);
+    }
+    // Some member's bitmap was taken by another thread's allocation: everyone retries.
+    Unlocked unlocked;
+    sched_yield();
+  }
+}
+
+// A new communicator over `group` (this process a member) with context `ctx`; inherits parent's error
+// handler. Takes its own references.
+Comm *comm_make(Comm *parent, Group *group, uint16_t ctx) {
+  Comm *c = pool<Comm>().make();
+  c->local = group;
+  if (!group->predefined) ++group->refs;
+  c->rank = group->rank;
+  c->size = group->size();
+  c->ctx = ctx;
+  c->errhandler = parent->errhandler;
+  if (c->errhandler && !c->errhandler->predefined) ++c->errhandler->refs;
+  return c;
+}
+
+uint64_t alloc_key(const Comm *parent, int64_t tag) {
+  return (uint64_t(parent->ctx) << 32) | uint64_t(tag + 1);
+}
+
+// Whether every member of g belongs to c's group.
+bool subgroup_of(const Group *g, const Comm *c) {
+  if (g == c->local || g->size() == 0) return true;
+  std::unordered_set<uint32_t> in(c->local->tasks.begin(), c->local->tasks.end());
+  for (uint32_t t : g->tasks)
+    if (!in.count(t)) return false;
+  return true;
+}
+
+[[gnu::cold]] int bad_group(Comm *c, const char *fn, MPI_Group h) {
+  if (h == MPI_GROUP_NULL) return raise(c, fn, MPI_ERR_GROUP, "MPI_GROUP_NULL is not a group");
+  if (is_freed<Group>(h)) return raise(c, fn, MPI_ERR_GROUP, "the group was freed");
+  return raise(c, fn, MPI_ERR_GROUP, "invalid group handle %p", static_cast<void *>(h));
+}
+
+#define PAMIR_GROUP(comm, h)                                      \
+  ({                                                              \
+    Group *g_ = lookup<Group>(h);                                 \
+    if (__builtin_expect(!g_, 0)) return bad_group(comm, fn_, h); \
+    g_;                                                           \
+  })
+
+// MPI_Comm_split's work: an allgather of (color, key), then the members of this process's color
+// ordered by key and old rank, and one context id for all colors.
+int split(Comm *c, const char *fn, int color, int key, Comm **out) {
+  *out = nullptr;
+  std::vector<int32_t> all(size_t(c->size) * 2);
+  const int32_t mine[2] = {color, key};
+  coll::Team t = team_of(c);
+  if (int rc = coll::allgather(t, mine, all.data(), sizeof mine, false)) return coll_failed(c, fn, rc);
+  Group *g = nullptr;
+  if (color != MPI_UNDEFINED) {
+    std::vector<int> ranks;
+    for (int r = 0; r < c->size; ++r)
+      if (all[size_t(2 * r)] == color) ranks.push_back(r);
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [&](int a, int b) { return all[size_t(2 * a + 1)] < all[size_t(2 * b + 1)]; });
+    std::vector<uint32_t> tasks;
+    tasks.reserve(ranks.size());
+    for (int r : ranks) tasks.push_back(c->task_of(r));
+    g = group_make(std::move(tasks));
+  }
+  int rc = comm_create_from(c, g, out, fn);
+  group_release(g);
+  return rc;
+}
+
+bool on_this_node(uint32_t task) {
+  const auto &peers = context().boot().local_peers();
+  return std::binary_search(peers.begin(), peers.end(), task);
+}
+
+}  // namespace
+
+// --- the library's internal interface (mpi/comm.h) -------------------------------------------------
+
+Comm *comm_world() {
+  return &g_world;
+}
+Comm *comm_self() {
+  return &g_self;
+}
+
+void comms_init() {
+  const uint32_t n = context().ntasks(), me = context().task();
+  std::vector<uint32_t> all(n);
+  std::iota(all.begin(), all.end(), 0u);
+  struct Init {
+    Comm *c;
+    std::vector<uint32_t> tasks;
+    uint16_t ctx;
+    const char *name;
+  };
+  for (Init &i :
+       std::vector<Init>{{&g_world, all, 0, "MPI_COMM_WORLD"}, {&g_self, {me}, 2, "MPI_COMM_SELF"}}) {
+    Comm &c = *i.c;
+    c.magic = uint32_t(Kind::comm);
+    c.predefined = true;
+    c.refs = 1;
+    c.local = group_make(std::move(i.tasks));
+    c.remote = nullptr;
+    c.rank = c.local->rank;
+    c.size = c.local->size();
+    c.ctx = i.ctx;
+    c.errhandler = errhandler_fatal();
+    c.attrs.clear();
+    c.hints.clear();
+    c.name = i.name;
+    c.coll_seq = 0;
+  }
+  ids().reset();
+}
+
+void comms_finalize() {
+  // MPI_COMM_SELF's attributes went first (MPI_Finalize calls attrs_delete_all); what other
+  // communicators still cache stays with them, as MPI leaves it. The predefined communicators stay
+  // usable for the error path until the process ends.
+  ids().reset();
+}
+
+int context_id_alloc(Comm *parent, uint16_t &out) {
+  CommReducer r(parent);
+  return context_alloc(parent, "context id allocation", true, alloc_key(parent, -1), r, out);
+}
+
+void context_id_free(uint16_t ctx) {
+  const unsigned pair = ctx / 2;
+  if (pair < 2) return;  // MPI_COMM_WORLD's and MPI_COMM_SELF's are never given back
+  ids().mask[pair / 32] |= 1u << (pair % 32);
+}
+
+int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn) {
+  *out = nullptr;
+  const bool member = group && group->rank != MPI_UNDEFINED;
+  CommReducer r(parent);
+  uint16_t ctx = 0;
+  if (int rc = context_alloc(parent, fn, member, alloc_key(parent, -1), r, ctx)) return rc;
+  if (member) *out = comm_make(parent, group, ctx);
+  return MPI_SUCCESS;
+}
+
+void comm_release(Comm *c) {
+  if (!c || c->predefined || --c->refs > 0) return;
+  if (c->int_handle) object_forget_int(Kind::comm, c->int_handle);
+  group_release(c->local);
+  group_release(c->remote);
+  c->local = c->remote = nullptr;
+  release(c->errhandler);
+  c->errhandler = nullptr;
+  context_id_free(c->ctx);
+  c->attrs.clear();
+  c->hints.clear();
+  c->name.clear();
+  pool<Comm>().destroy(c);
+}
+
+}  // namespace pamir::mpi
+
+using namespace pamir::mpi;
+using pamir::context;
+
+// --- bindings ------------------------------------------------------------------------------------
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
+  PAMIR_ENTER("MPI_Comm_rank");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, rank, MPI_ERR_ARG, "rank is NULL");
+  *rank = c->rank;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_rank);
+
+int PMPI_Comm_size(MPI_Comm comm, int *size) {
+  PAMIR_ENTER("MPI_Comm_size");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, size, MPI_ERR_ARG, "size is NULL");
+  *size = c->size;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_size);
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
+  PAMIR_ENTER("MPI_Comm_dup");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
+  *newcomm = MPI_COMM_NULL;
+  Comm *n = nullptr;
+  if (int rc = comm_create_from(c, c->local, &n, fn_)) return rc;
+  n->hints = c->hints;
+  if (int rc = attrs_copy(c, n, fn_)) {
+    comm_release(n);
+    return rc;
+  }
+  *newcomm = comm_handle(n);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_dup);
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  PAMIR_ENTER("MPI_Comm_dup_with_info");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
+  Info *i = info_of(info);
+  PAMIR_CHECK(c, i, MPI_ERR_INFO, "info is not a valid info object");
+  *newcomm = MPI_COMM_NULL;
+  Comm *n = nullptr;
+  if (int rc = comm_create_from(c, c->local, &n, fn_)) return rc;
+  n->hints = i->items;  // the hints of info replace the parent's (MPI 4.1 §7.4.2)
+  if (int rc = attrs_copy(c, n, fn_)) {
+    comm_release(n);
+    return rc;
+  }
+  *newcomm = comm_handle(n);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_dup_with_info);
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+  PAMIR_ENTER("MPI_Comm_split");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
+  PAMIR_CHECK(c, color >= 0 || color == MPI_UNDEFINED, MPI_ERR_ARG,
+              "color %d is neither non-negative nor MPI_UNDEFINED", color);
+  Comm *n = nullptr;
+  *newcomm = MPI_COMM_NULL;
+  if (int rc = split(c, fn_, color, key, &n)) return rc;
+  *newcomm = comm_handle(n);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_split);
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
+  PAMIR_ENTER("MPI_Comm_split_type");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
+  Info *hints = info == MPI_INFO_NULL ? nullptr : info_of(info);
+  PAMIR_CHECK(c, info == MPI_INFO_NULL || hints, MPI_ERR_INFO, "info is not a valid info object");
+  auto hint = [&](const char *k) -> std::string {
+    const std::string *v = hints ? hints->find(k) : nullptr;
+    return v ? *v : std::string();
+  };
+  // This node's color: its lowest job rank (the same on every process of the node).
+  const int node = int(context().boot().local_peers().front());
+  int color = MPI_UNDEFINED;
+  switch (split_type) {
+    case MPI_UNDEFINED:
+      break;
+    case MPI_COMM_TYPE_SHARED:
+      color = node;
+      break;
+    case MPI_COMM_TYPE_HW_GUIDED:
+      // The one hardware resource Pamir knows: the node's shared memory (MPI 4.1 §7.4.2).
+      if (hint("mpi_hw_resource_type") == "mpi_shared_memory") color = node;
+      break;
+    case MPI_COMM_TYPE_HW_UNGUIDED: {
+      // A strict subset of comm at the next hardware level: the node, when comm spans more than one.
+      int here = 0;
+      for (int r = 0; r < c->size; ++r) here += on_this_node(c->task_of(r));
+      if (here < c->size) color = node;
+      break;
+    }
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
+      const std::string pset = hint("mpi_pset_name");
+      if (pset == "mpi://WORLD") color = 0;
+      if (pset == "mpi://SELF") color = c->rank;
+      break;
+    }
+    default:
+      return raise(c, fn_, MPI_ERR_ARG, "split_type %d is not one of MPI_COMM_TYPE_* or MPI_UNDEFINED",
+                   split_type);
+  }
+  // Processes of the same color keep their order in comm unless key says otherwise.
+  Comm *n = nullptr;
+  *newcomm = MPI_COMM_NULL;
+  if (int rc = split(c, fn_, color, key, &n)) return rc;
+  *newcomm = comm_handle(n);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_split_type);
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  PAMIR_ENTER("MPI_Comm_create");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
+  Group *g = PAMIR_GROUP(c, group);
+  PAMIR_CHECK(c, subgroup_of(g, c), MPI_ERR_GROUP,
+              "the group has processes that are not in the communicator");
+  Comm *n = nullptr;
+  *newcomm = MPI_COMM_NULL;
+  if (int rc = comm_create_from(c, g, &n, fn_)) return rc;
+  *newcomm = comm_handle(n);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_create);
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+  PAMIR_ENTER("MPI_Comm_create_group");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
+  Group *g = PAMIR_GROUP(c, group);
+  PAMIR_CHECK(c, tag >= 0 && tag <= pamir::kTagUb, MPI_ERR_TAG, "tag %d is outside [0, MPI_TAG_UB=%d]", tag,
+              pamir::kTagUb);
+  PAMIR_CHECK(c, subgroup_of(g, c), MPI_ERR_GROUP,
+              "the group has processes that are not in the communicator");
+  *newcomm = MPI_COMM_NULL;
+  if (g->rank == MPI_UNDEFINED) return MPI_SUCCESS;  // not a member: nothing to agree on
+  GroupReducer r(c, g, tag);
+  uint16_t ctx = 0;
+  if (int rc = context_alloc(c, fn_, true, alloc_key(c, tag), r, ctx)) return rc;
+  *newcomm = comm_handle(comm_make(c, g, ctx));
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_create_group);
+
+int PMPI_Comm_free(MPI_Comm *comm) {
+  PAMIR_ENTER("MPI_Comm_free");
+  PAMIR_CHECK(nullptr, comm, MPI_ERR_ARG, "comm is NULL");
+  Comm *c = PAMIR_COMM(*comm);
+  PAMIR_CHECK(c, !c->predefined, MPI_ERR_COMM, "%s cannot be freed",
+              c == &g_world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+  // Attributes first: a failing delete callback fails the call and leaves the communicator alone.
+  if (int rc = attrs_delete_all(c, fn_)) return rc;
+  comm_release(c);
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_free);
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
+  PAMIR_ENTER("MPI_Comm_compare");
+  Comm *a = PAMIR_COMM(comm1);
+  Comm *b = PAMIR_COMM(comm2);
+  PAMIR_CHECK(a, result, MPI_ERR_ARG, "result is NULL");
+  if (a == b) {
+    *result = MPI_IDENT;
+  } else if (a->local->tasks == b->local->tasks) {
+    *result = MPI_CONGRUENT;
+  } else if (a->size == b->size) {
+    std::vector<uint32_t> x = a->local->tasks, y = b->local->tasks;
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+  } else {
+    *result = MPI_UNEQUAL;
+  }
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_compare);
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
+  PAMIR_ENTER("MPI_Comm_group");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, group, MPI_ERR_ARG, "group is NULL");
+  if (!c->local->predefined) ++c->local->refs;  // the caller frees it with MPI_Group_free
+  *group = group_handle(c->local);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_group);
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
+  PAMIR_ENTER("MPI_Comm_test_inter");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, flag, MPI_ERR_ARG, "flag is NULL");
+  *flag = c->remote != nullptr;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_test_inter);
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
+  PAMIR_ENTER("MPI_Comm_remote_size");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, size, MPI_ERR_ARG, "size is NULL");
+  PAMIR_CHECK(c, c->remote, MPI_ERR_COMM, "the communicator is not an inter-communicator");
+  *size = c->remote->size();
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_remote_size);
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
+  PAMIR_ENTER("MPI_Comm_remote_group");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, group, MPI_ERR_ARG, "group is NULL");
+  PAMIR_CHECK(c, c->remote, MPI_ERR_COMM, "the communicator is not an inter-communicator");
+  if (!c->remote->predefined) ++c->remote->refs;
+  *group = group_handle(c->remote);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_remote_group);
+
+int PMPI_Comm_get_parent(MPI_Comm *parent) {
+  PAMIR_ENTER("MPI_Comm_get_parent");
+  PAMIR_CHECK(nullptr, parent, MPI_ERR_ARG, "parent is NULL");
+  *parent = MPI_COMM_NULL;  // no process of a Pamir job was spawned
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_get_parent);
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  PAMIR_ENTER("MPI_Comm_set_info");
+  Comm *c = PAMIR_COMM(comm);
+  Info *i = info_of(info);
+  PAMIR_CHECK(c, i, MPI_ERR_INFO, "info is not a valid info object");
+  // Keys given replace their old values; other hints stay.
+  Info merged{};
+  merged.items = c->hints;
+  for (const auto &kv : i->items) merged.set(kv.first, kv.second);
+  c->hints = std::move(merged.items);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_set_info);
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
+  PAMIR_ENTER("MPI_Comm_get_info");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, info_used, MPI_ERR_ARG, "info_used is NULL");
+  *info_used = info_handle(info_make(c->hints));
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_get_info);
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
+  PAMIR_ENTER("MPI_Comm_set_name");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, comm_name, MPI_ERR_ARG, "comm_name is NULL");
+  c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_set_name);
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
+  PAMIR_ENTER("MPI_Comm_get_name");
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_CHECK(c, comm_name && resultlen, MPI_ERR_ARG, "comm_name or resultlen is NULL");
+  std::memcpy(comm_name, c->name.c_str(), c->name.size() + 1);
+  *resultlen = int(c->name.size());
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Comm_get_name);

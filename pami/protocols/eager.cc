@@ -1,0 +1,235 @@
+// The point-to-point protocols over the devices' packets: immediate (one packet) and eager (a header
+// packet, then payload fragments), the loopback path to self, synchronous-send acks, and the receive
+// side that matches and fills buffers. Rendezvous by RDMA read (seed 001) joins them in its own file.
+#include <algorithm>
+#include <cstring>
+
+#include "pami/context.h"
+
+namespace pamir {
+
+// --- sending ---------------------------------------------------------------------------------------
+
+void Context::start_send(Request *r) {
+  const SendProtocol proto = send_table_.select(r->bytes);
+  ++stats().sends_by_protocol[unsigned(proto)];
+  stats().bytes_by_protocol[unsigned(proto)] += r->bytes;
+  r->offset = 0;
+  r->started = false;
+  r->acked = false;
+  if (r->peer_task == self_) {
+    // Loopback: the message is delivered in one piece, straight into the matcher.
+    ++stats().self_sends;
+    MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
+    r->started = true;
+    r->offset = r->bytes;
+    on_msg(self_, h, r->buf, r->bytes);
+    finish_send(r);
+    return;
+  }
+  Peer &p = peers_[r->peer_task];
+  if (p.sendq.empty() && push(p, r)) {
+    finish_send(r);
+    return;
+  }
+  ++stats().send_queued;
+  p.sendq.push_back(r);
+  if (!p.pending) {
+    p.pending = true;
+    pending_.push_back(&p);
+  }
+}
+
+// Hands as much of r to the device as it takes now; true once all of it is out. Packets of one
+// message are never interleaved with another message's to the same peer, so the receiver keeps one
+// partial message per sender.
+bool Context::push(Peer &p, Request *r) {
+  dev::Device *d = p.dev;
+  if (r->control) {
+    AckHeader a{uint64_t(uintptr_t(r->buf))};
+    return d->try_send(r->peer_task, kDispatchAck, &a, sizeof a, nullptr, 0);
+  }
+  const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
+  if (!r->started) {
+    MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
+    size_t n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
+    if (!d->try_send(r->peer_task, kDispatchMsg, &h, sizeof h, buf, n)) return false;
+    r->started = true;
+    r->offset = n;
+  }
+  const size_t chunk = d->max_payload(0);
+  while (r->offset < r->bytes) {
+    size_t n = std::min<uint64_t>(r->bytes - r->offset, chunk);
+    if (!d->try_send(r->peer_task, kDispatchFrag, nullptr, 0, buf + r->offset, n)) return false;
+    r->offset += n;
+  }
+  return true;
+}
+
+void Context::push_pending() {
+  pending_.for_each([this](Peer *p) {
+    while (Request *r = p->sendq.front()) {
+      if (!push(*p, r)) return;
+      p->sendq.remove(r);
+      if (r->control) {
+        request_release(r);
+      } else {
+        finish_send(r);
+      }
+    }
+    pending_.remove(p);
+    p->pending = false;
+  });
+}
+
+void Context::finish_send(Request *r) {
+  if (r->complete || (r->sync && !r->acked)) return;  // a synchronous send completes at its match ack
+  request_complete(r);
+}
+
+void Context::send_ack(uint32_t task, uint64_t cookie) {
+  if (task == self_) {
+    on_ack(cookie);
+    return;
+  }
+  Peer &p = peers_[task];
+  AckHeader a{cookie};
+  if (p.sendq.empty() && p.dev->try_send(task, kDispatchAck, &a, sizeof a, nullptr, 0)) return;
+  Request *c = request_alloc(ReqKind::send);
+  c->control = true;
+  c->peer_task = task;
+  c->buf = reinterpret_cast<void *>(uintptr_t(cookie));
+  p.sendq.push_back(c);
+  if (!p.pending) {
+    p.pending = true;
+    pending_.push_back(&p);
+  }
+}
+
+void Context::on_ack(uint64_t cookie) {
+  Request *r = reinterpret_cast<Request *>(uintptr_t(cookie));
+  r->acked = true;
+  // Complete only once all of it is out: a queued send is done when it has left the send queue.
+  if (!r->complete && r->started && r->offset == r->bytes && !r->linked()) request_complete(r);
+}
+
+// --- receiving -------------------------------------------------------------------------------------
+
+void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                      const void *payload, size_t payload_len) {
+  auto *c = static_cast<Context *>(arg);
+  switch (dispatch) {
+    case kDispatchMsg: {
+      MsgHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      (void)hdr_len;
+      c->on_msg(src_task, h, payload, payload_len);
+      break;
+    }
+    case kDispatchFrag:
+      c->on_frag(src_task, payload, payload_len);
+      break;
+    case kDispatchAck: {
+      AckHeader a;
+      std::memcpy(&a, hdr, sizeof a);
+      c->on_ack(a.sync_cookie);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Context::fill(Request *r, uint64_t offset, const void *data, size_t len) {
+  if (offset >= r->bytes) return;  // truncated part: dropped
+  size_t n = std::min<uint64_t>(len, r->bytes - offset);
+  if (n) std::memcpy(static_cast<uint8_t *>(r->buf) + offset, data, n);
+}
+
+static void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total) {
+  r->status.source = src;
+  r->status.tag = tag;
+  r->status.sent_bytes = total;
+  r->status.bytes = std::min(total, r->bytes);
+  r->status.error = total > r->bytes ? Err::truncate : Err::ok;
+}
+
+void Context::finish_recv(Request *r) { request_complete(r); }
+
+void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len) {
+  const uint16_t ctx = bits_ctx(h.bits);
+  const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
+  if (Request *r = matcher_.take_posted(ctx, src, tag)) {
+    set_recv_status(r, src, tag, h.total);
+    fill(r, 0, payload, len);
+    if (h.sync_cookie) send_ack(src_task, h.sync_cookie);
+    if (len < h.total) {
+      peers_[src_task].in = Incoming{r, nullptr, len, h.total};
+    } else {
+      finish_recv(r);
+    }
+    return;
+  }
+  ++stats().unexpected;
+  Unexpected *u = unexpected_alloc(h.total);
+  u->ctx = ctx;
+  u->src = src;
+  u->tag = tag;
+  u->src_task = src_task;
+  u->sync_cookie = h.sync_cookie;
+  if (len) std::memcpy(u->data, payload, len);
+  u->received = len;
+  matcher_.add_unexpected(u);
+  if (len < h.total) peers_[src_task].in = Incoming{nullptr, u, len, h.total};
+}
+
+void Context::on_frag(uint32_t src_task, const void *payload, size_t len) {
+  Incoming &in = peers_[src_task].in;
+  if (in.req) {
+    fill(in.req, in.received, payload, len);
+  } else if (in.unexp) {
+    std::memcpy(in.unexp->data + in.received, payload, len);
+    in.unexp->received = in.received + len;
+  }
+  in.received += len;
+  if (in.received < in.total) return;
+  Request *done = in.req;
+  Unexpected *u = in.unexp;
+  in = Incoming{};
+  if (done) finish_recv(done);
+  if (u && u->claimed) {
+    Request *r = u->claimed;
+    fill(r, 0, u->data, u->total);
+    unexpected_release(u);
+    finish_recv(r);
+  }
+}
+
+void Context::recv_unexpected(Request *r, Unexpected *u) {
+  set_recv_status(r, u->src, u->tag, u->total);
+  if (u->sync_cookie) send_ack(u->src_task, u->sync_cookie);
+  if (u->received == u->total) {
+    fill(r, 0, u->data, u->total);
+    unexpected_release(u);
+    finish_recv(r);
+  } else {
+    u->claimed = r;  // the rest is still arriving; on_frag hands it over
+  }
+}
+
+void Context::start_recv(Request *r) {
+  if (Unexpected *u = matcher_.find_unexpected(r->ctx, r->source, r->tag, true)) {
+    recv_unexpected(r, u);
+    return;
+  }
+  matcher_.post(r);
+}
+
+bool Context::cancel_recv(Request *r) {
+  if (!matcher_.unpost(r)) return false;
+  r->status.cancelled = true;
+  request_complete(r);
+  return true;
+}
+
+}  // namespace pamir

@@ -1,0 +1,395 @@
+#!/bin/bash
+# Tests of mpirun against the PMIx test client (test/launcher/pmix_client.c). Builds nothing.
+#
+#   test/launcher/run.sh [MPIRUN [PMIX_CLIENT]]
+#
+# Defaults: $MPIRUN or tools/mpirun/mpirun, $PMIX_CLIENT or test/launcher/pmix_client (relative to the
+# build directory, where `make check` runs it). Prints one line per case, "PASS name" or
+# "FAIL name: why", then "N passed, N failed"; exits non-zero if any case failed. Time never decides
+# a case except through generous bounds (a dead rank must end the job within 10 s); the measured
+# times are printed on the PASS lines.
+
+MPIRUN=${1:-${MPIRUN:-tools/mpirun/mpirun}}
+CLIENT=${2:-${PMIX_CLIENT:-test/launcher/pmix_client}}
+for f in "$MPIRUN" "$CLIENT"; do
+  if [ ! -x "$f" ]; then
+    echo "run.sh: $f not found or not executable (build first, or pass MPIRUN and PMIX_CLIENT)" >&2
+    exit 2
+  fi
+done
+MPIRUN=$(cd "$(dirname "$MPIRUN")" && pwd)/$(basename "$MPIRUN")
+CLIENT=$(cd "$(dirname "$CLIENT")" && pwd)/$(basename "$CLIENT")
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pamir-launcher-test.XXXXXX")
+# PAMIR_TEST_KEEP=1 keeps the outputs of every case for a look.
+[ -n "$PAMIR_TEST_KEEP" ] || trap 'rm -rf "$WORK"' EXIT
+TMPDIRS="/tmp ${TMPDIR:-/tmp}"
+dstor_before=$(ls -d $TMPDIRS/pmix_dstor_* 2>/dev/null | sort -u)
+shm_files() { (shopt -s nullglob; for f in /dev/shm/pamir-*; do echo "${f#/dev/shm/}"; done) | sort; }
+shm_before=$(shm_files)
+unset MPIEXEC_TIMEOUT
+passed=0
+failed=0
+pass() { echo "PASS $1${2:+ ($2)}"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+# marker NAME: a unique argument that finds this case's processes with pgrep -f.
+marker() { echo "pamirtest-$$-$1"; }
+# leftovers MARKER: processes of the case still alive, waiting up to 2 s for them to go.
+leftovers() {
+  for _ in $(seq 20); do
+    pgrep -f -- "$1" >/dev/null || return 1
+    sleep 0.1
+  done
+  pgrep -fa -- "$1" | head -3 | tr '\n' ';'
+  pkill -9 -f -- "$1"
+  return 0
+}
+
+# launch NAME ARGS...: runs mpirun with a 60 s safety net; sets rc, secs, out, err (file names).
+launch() {
+  local name=$1
+  shift
+  out=$WORK/$name.out
+  err=$WORK/$name.err
+  local t0
+  t0=$(now)
+  timeout -s KILL 60 "$MPIRUN" "$@" >"$out" 2>"$err" </dev/null
+  rc=$?
+  secs=$(elapsed "$t0")
+}
+mpirun_lines() { grep -c '^mpirun:' "$err"; }
+
+# --- normal runs ------------------------------------------------------------------------------
+case_ok() {
+  local n=$1 name="ok-$1-ranks" m
+  m=$(marker "$name")
+  launch "$name" -n "$n" "$CLIENT" "$m" ok
+  local good
+  good=$(grep -cE "^rank [0-9]+ of $n ok$" "$out")
+  if [ "$rc" != 0 ]; then fail "$name" "exit code $rc: $(head -3 "$err" | tr '\n' ' ')"
+  elif [ "$good" != "$n" ]; then fail "$name" "$good of $n ranks reported ok"
+  elif [ -s "$err" ]; then fail "$name" "unexpected stderr: $(head -2 "$err" | tr '\n' ' ')"
+  elif leftovers "$m" >/dev/null; then fail "$name" "processes left behind"
+  else pass "$name" "$secs s"
+  fi
+}
+case_ok 1
+case_ok 4
+
+name=launch-4-true
+t0=$(now)
+best=99
+for _ in 1 2 3; do
+  t0=$(now)
+  "$MPIRUN" -n 4 /bin/true </dev/null >/dev/null 2>"$WORK/true.err"
+  rc=$?
+  t=$(elapsed "$t0")
+  best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (b < a) ? b : a }')
+  [ "$rc" = 0 ] || break
+done
+if [ "$rc" != 0 ]; then fail $name "exit code $rc"
+elif awk -v t="$best" 'BEGIN { exit !(t >= 2.0) }'; then fail $name "took $best s (bound 2 s)"
+else pass $name "best of 3: $best s"
+fi
+
+# --- a rank that fails ends the job --------------------------------------------------------------
+# check_death NAME WANT_RC REGEX MARKER: one mpirun line matching REGEX, exit code, time, leftovers.
+check_death() {
+  local name=$1 want=$2 regex=$3 m=$4 lines
+  lines=$(mpirun_lines)
+  if [ "$rc" != "$want" ]; then fail "$name" "exit code $rc, expected $want: $(head -3 "$err" | tr '\n' ' ')"
+  elif ! grep -qE "$regex" "$err"; then fail "$name" "no line like '$regex' in: $(head -3 "$err" | tr '\n' ' ')"
+  elif [ "$lines" != 1 ]; then fail "$name" "$lines mpirun lines, expected one: $(tr '\n' ' ' <"$err")"
+  elif awk -v t="$secs" 'BEGIN { exit !(t >= 10) }'; then fail "$name" "the job took $secs s to end"
+  elif left=$(leftovers "$m"); then fail "$name" "processes left behind: $left"
+  else return 0
+  fi
+  return 1
+}
+
+name=rank-sigkill
+m=$(marker $name)
+launch $name -n 4 "$CLIENT" "$m" kill 2
+pid=$(sed -n 's/^rank 2 pid \([0-9]*\)$/\1/p' "$out")
+shm=$(sed -n 's/^shm //p' "$out")
+if check_death $name 137 "^mpirun: rank 2 \\(pid $pid\\) killed by signal 9 \\(Killed\\); ending the job$" "$m"; then
+  if [ -z "$shm" ]; then fail $name "the client did not create its shared-memory file"
+  elif [ -e "$shm" ]; then fail $name "$shm left behind"
+  else pass $name "job ended in $secs s"
+  fi
+fi
+rm -f "$shm"
+
+name=rank-exit-before-finalize
+m=$(marker $name)
+launch $name -n 4 "$CLIENT" "$m" nofin 1 3
+check_death $name 3 '^mpirun: rank 1 \(pid [0-9]+\) exited with code 3 before MPI_Finalize; ending the job$' "$m" &&
+  pass $name "job ended in $secs s"
+
+name=rank-exit-0-before-finalize
+m=$(marker $name)
+launch $name -n 3 "$CLIENT" "$m" nofin 2 0
+check_death $name 1 '^mpirun: rank 2 \(pid [0-9]+\) exited with code 0 before MPI_Finalize; ending the job$' "$m" &&
+  pass $name "job ended in $secs s"
+
+name=rank-exit-nonzero-after-finalize
+m=$(marker $name)
+launch $name -n 4 "$CLIENT" "$m" exit 3 5
+check_death $name 5 '^mpirun: rank 3 \(pid [0-9]+\) exited with code 5; ending the job$' "$m" &&
+  pass $name "job ended in $secs s"
+
+name=mpi-abort
+m=$(marker $name)
+launch $name -n 4 "$CLIENT" "$m" abort 1 7
+check_death $name 7 '^mpirun: rank 1 called MPI_Abort with code 7: test abort from rank 1$' "$m" &&
+  pass $name "job ended in $secs s"
+
+name=non-mpi-program-signal
+launch $name -n 2 /bin/sh -c 'kill -SEGV $$'
+if [ "$rc" != 139 ]; then fail $name "exit code $rc, expected 139"
+elif ! grep -qE '^mpirun: rank [01] \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\); ending the job$' "$err"; then
+  fail $name "unexpected stderr: $(tr '\n' ' ' <"$err")"
+else pass $name
+fi
+
+name=non-mpi-program-exit-code
+launch $name -n 2 /bin/sh -c 'exit 9'
+if [ "$rc" != 9 ]; then fail $name "exit code $rc, expected 9"
+elif ! grep -qE '^mpirun: rank [01] \(pid [0-9]+\) exited with code 9; ending the job$' "$err"; then
+  fail $name "unexpected stderr: $(tr '\n' ' ' <"$err")"
+else pass $name
+fi
+
+# --- time limits ---------------------------------------------------------------------------------
+name=timeout-option
+m=$(marker $name)
+launch $name --timeout 2 -n 3 "$CLIENT" "$m" hang
+if check_death $name 124 '^mpirun: job timed out after 2 s' "$m"; then
+  if awk -v t="$secs" 'BEGIN { exit !(t < 1.9) }'; then fail $name "ended after $secs s, before the limit"
+  else pass $name "job ended in $secs s"
+  fi
+fi
+
+name=timeout-env
+m=$(marker $name)
+MPIEXEC_TIMEOUT=1 launch $name -n 2 "$CLIENT" "$m" hang
+check_death $name 124 '^mpirun: job timed out after 1 s' "$m" && pass $name "job ended in $secs s"
+
+# --- signals ---------------------------------------------------------------------------------------
+# signal_case NAME SIGNAL: mpirun receives SIGNAL while 3 ranks wait; every rank must see it.
+signal_case() {
+  local name=$1 sig=$2 m dir pid
+  m=$(marker "$name")
+  dir=$WORK/$name.d
+  mkdir -p "$dir"
+  out=$WORK/$name.out
+  err=$WORK/$name.err
+  # A background job of a script starts with SIGINT ignored; give mpirun the default back.
+  env --default-signal=INT "$MPIRUN" -n 3 "$CLIENT" "$m" term "$dir" >"$out" 2>"$err" </dev/null &
+  pid=$!
+  for _ in $(seq 100); do
+    [ "$(grep -c ready "$out")" = 3 ] && break
+    sleep 0.1
+  done
+  local t0
+  t0=$(now)
+  kill -"$sig" $pid
+  wait $pid
+  rc=$?
+  secs=$(elapsed "$t0")
+  local want=$((128 + $(kill -l "$sig")))
+  local got
+  got=$(find "$dir" -name 'term.*' | wc -l)
+  if [ "$rc" != "$want" ]; then fail "$name" "exit code $rc, expected $want: $(tr '\n' ' ' <"$err")"
+  elif [ "$got" != 3 ]; then fail "$name" "$got of 3 ranks saw the signal"
+  elif ! grep -q "^mpirun: received signal $(kill -l "$sig")" "$err"; then fail "$name" "no message: $(tr '\n' ' ' <"$err")"
+  elif left=$(leftovers "$m"); then fail "$name" "processes left behind: $left"
+  else pass "$name" "job ended in $secs s"
+  fi
+}
+# The client's handler creates a file on SIGTERM; for the other signals mpirun forwards the same
+# signal, whose default action ends the rank, so check those through the exit instead.
+signal_case sigterm-to-mpirun TERM
+
+name=sigint-to-mpirun
+m=$(marker $name)
+env --default-signal=INT "$MPIRUN" -n 3 "$CLIENT" "$m" hang >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null &
+pid=$!
+sleep 0.5
+t0=$(now)
+kill -INT $pid
+wait $pid
+rc=$?
+secs=$(elapsed "$t0")
+if [ "$rc" != 130 ]; then fail $name "exit code $rc, expected 130: $(tr '\n' ' ' <"$WORK/$name.err")"
+elif left=$(leftovers "$m"); then fail $name "processes left behind: $left"
+else pass $name "job ended in $secs s"
+fi
+
+name=mpirun-sigkilled
+m=$(marker $name)
+"$MPIRUN" -n 3 "$CLIENT" "$m" hang >/dev/null 2>&1 </dev/null &
+pid=$!
+for _ in $(seq 50); do
+  [ "$(pgrep -fc -- "$m")" -ge 4 ] && break
+  sleep 0.1
+done
+sleep 0.2
+{
+  kill -KILL $pid
+  wait $pid
+} 2>/dev/null  # no "Killed" notice from bash
+if left=$(leftovers "$m"); then fail $name "ranks survived mpirun: $left"
+else pass $name
+fi
+
+# --- environment, output, input ---------------------------------------------------------------------
+name=export-x
+m=$(marker $name)
+PAMIR_T_FROM_ENV=inherited launch $name -n 2 -x PAMIR_T_SET=hello -x PAMIR_T_FROM_ENV -x "PAMIR_T_EQ=a=b c" \
+  "$CLIENT" "$m" env PAMIR_T_SET PAMIR_T_FROM_ENV PAMIR_T_EQ
+ok=1
+for r in 0 1; do
+  grep -qx "rank $r PAMIR_T_SET=hello" "$out" || ok=0
+  grep -qx "rank $r PAMIR_T_FROM_ENV=inherited" "$out" || ok=0
+  grep -qx "rank $r PAMIR_T_EQ=a=b c" "$out" || ok=0
+done
+if [ "$rc" != 0 ]; then fail $name "exit code $rc"
+elif [ $ok != 1 ]; then fail $name "got: $(tr '\n' ';' <"$out")"
+else pass $name
+fi
+
+name=export-x-unset-warns
+launch $name -n 1 -x PAMIR_T_SURELY_UNSET "$CLIENT" x env PAMIR_T_SURELY_UNSET
+if [ "$rc" != 0 ]; then fail $name "exit code $rc"
+elif ! grep -q "warning: -x PAMIR_T_SURELY_UNSET" "$err"; then fail $name "no warning"
+elif ! grep -qx "rank 0 PAMIR_T_SURELY_UNSET=(unset)" "$out"; then fail $name "got: $(cat "$out")"
+else pass $name
+fi
+
+# check_lines NAME TAGGED: 3 ranks x 20 lines of 2000+ characters on each stream, written in pieces.
+check_lines() {
+  local name=$1 tagged=$2 bad
+  bad=$(awk -v tagged="$tagged" -v stream=stdout -f - "$out" <<'EOF'
+    {
+      line = $0
+      if (tagged) {
+        if (!match(line, /^\[1,[0-9]+\]<[a-z]+>:/)) { print "untagged: " substr(line, 1, 60); next }
+        tag = substr(line, 1, RLENGTH); line = substr(line, RLENGTH + 1)
+        split(tag, t, /[\[,\]<>]/)
+      }
+      if (split(line, f, " ") != 5 || f[1] != (stream == "stdout" ? "rank" : "Rank")) { print "mangled: " substr(line, 1, 60); next }
+      r = f[2]
+      if (tagged && (t[3] != r || t[5] != stream)) { print "wrong tag: " tag " on rank " r; next }
+      if (length(f[5]) != 2000) { print "cut line: rank " r " line " f[4]; next }
+      for (k = 0; k < 2000; k += 250)
+        if (substr(f[5], k + 1, 1) != sprintf("%c", 97 + (r + k) % 26)) { print "mixed line: rank " r; next }
+      n[r]++
+    }
+    END { for (r = 0; r < 3; r++) if (n[r] != 20) print "rank " r ": " n[r] + 0 " lines" }
+EOF
+)
+  local bad_err
+  bad_err=$(awk -v tagged="$tagged" '
+    { line = $0
+      if (tagged) { if (!match(line, /^\[1,[0-9]+\]<stderr>:Rank [0-9]+ line /)) { print "bad: " substr(line, 1, 60) } }
+      else if (line !~ /^Rank [0-9]+ line [0-9]+ [a-z]+$/ || length(line) < 2010) { print "bad: " substr(line, 1, 60) } }
+    END { if (NR != 60) print NR " stderr lines" }' "$err")
+  if [ "$rc" != 0 ]; then fail "$name" "exit code $rc"
+  elif [ -n "$bad" ]; then fail "$name" "stdout: $(echo "$bad" | head -2 | tr '\n' ';')"
+  elif [ -n "$bad_err" ]; then fail "$name" "stderr: $(echo "$bad_err" | head -2 | tr '\n' ';')"
+  else pass "$name"
+  fi
+}
+launch tag-output --tag-output -n 3 "$CLIENT" x lines 20
+check_lines tag-output 1
+launch whole-lines -n 3 "$CLIENT" x lines 20
+check_lines whole-lines 0
+
+name=stdin-to-rank-0
+out=$WORK/$name.out
+printf 'line one\nline two\n' | timeout -s KILL 60 "$MPIRUN" -n 3 "$CLIENT" x stdin >"$out" 2>"$WORK/$name.err"
+rc=$?
+if [ "$rc" != 0 ]; then fail $name "exit code $rc"
+elif ! grep -qx "rank 0 stdin bytes=18 lines=2 first=line one" "$out"; then fail $name "rank 0: $(grep '^rank 0' "$out")"
+elif [ "$(grep -c 'stdin bytes=0 lines=0 first=$' "$out")" != 2 ]; then fail $name "other ranks: $(tr '\n' ';' <"$out")"
+else pass $name
+fi
+
+# --- binding ----------------------------------------------------------------------------------------
+allowed=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)
+launch bind-none --bind-to none -n 2 "$CLIENT" x bind
+if [ "$rc" != 0 ]; then fail bind-none "exit code $rc"
+elif [ "$(grep -c "list=$allowed\$" "$out")" != 2 ] && [ "$(grep -c "cpus=$(nproc)" "$out")" != 2 ]; then
+  fail bind-none "ranks restricted: $(tr '\n' ';' <"$out")"
+else pass bind-none
+fi
+launch bind-core --bind-to core -n 2 "$CLIENT" x bind
+l0=$(sed -n 's/^rank 0 cpus=[0-9]* list=//p' "$out")
+l1=$(sed -n 's/^rank 1 cpus=[0-9]* list=//p' "$out")
+if [ "$rc" != 0 ]; then fail bind-core "exit code $rc"
+elif [ "$(nproc)" -ge 2 ] && [ "$l0" = "$l1" ]; then fail bind-core "both ranks on $l0 ($(nproc) cpus)"
+elif [ "$(nproc)" -ge 2 ] && [ "$l0" = "$allowed" ]; then fail bind-core "rank 0 not bound ($l0)"
+else pass bind-core "rank 0 on $l0, rank 1 on $l1"
+fi
+n=$(($(nproc) + 1))
+launch bind-default-oversubscribed -n $n "$CLIENT" x bind
+if [ "$rc" != 0 ]; then fail bind-default-oversubscribed "exit code $rc"
+elif [ "$(grep -c "cpus=$(nproc) " "$out")" != $n ]; then
+  fail bind-default-oversubscribed "$n ranks on $(nproc) cpus were bound: $(tr '\n' ';' <"$out")"
+else pass bind-default-oversubscribed
+fi
+
+# --- errors before anything starts ------------------------------------------------------------------
+# usage_case NAME WANT_RC REGEX ARGS...
+usage_case() {
+  local name=$1 want=$2 regex=$3
+  shift 3
+  launch "$name" "$@"
+  if [ "$rc" != "$want" ]; then fail "$name" "exit code $rc, expected $want"
+  elif ! grep -qE -- "$regex" "$out" "$err"; then fail "$name" "no '$regex' in: $(cat "$out" "$err" | head -3 | tr '\n' ' ')"
+  else pass "$name"
+  fi
+}
+usage_case not-found-in-path 127 "program 'pamir_no_such_program' not found in PATH" -n 2 pamir_no_such_program
+usage_case not-found-path 127 "program '/nonexistent/prog' not found" -n 2 /nonexistent/prog
+touch "$WORK/not-executable"
+usage_case not-executable 126 "program '$WORK/not-executable' cannot be executed" -n 2 "$WORK/not-executable"
+usage_case bad-option 1 "unknown option '--bogus'" --bogus -n 2 /bin/true
+usage_case bad-count 1 "invalid number of ranks '0'" -n 0 /bin/true
+usage_case bad-bind 1 "invalid --bind-to 'socket'" --bind-to socket /bin/true
+usage_case bad-timeout 1 "invalid --timeout 'soon'" --timeout soon /bin/true
+MPIEXEC_TIMEOUT=later usage_case bad-timeout-env 1 "invalid MPIEXEC_TIMEOUT 'later'" -n 1 /bin/true
+usage_case no-program 1 "no program given" -n 2
+usage_case missing-value 1 "option -n needs" -n
+usage_case help 0 "^Usage: mpirun" --help
+usage_case version 0 "^mpirun \\(Pamir\\)" --version
+if [ -x "$(dirname "$MPIRUN")/mpiexec" ]; then
+  MPIRUN_SAVED=$MPIRUN
+  MPIRUN=$(dirname "$MPIRUN")/mpiexec
+  usage_case mpiexec-is-mpirun 0 "^mpirun \\(Pamir\\)" --version
+  MPIRUN=$MPIRUN_SAVED
+fi
+
+# --- nothing left behind by the whole run -------------------------------------------------------------
+dstor_after=$(ls -d $TMPDIRS/pmix_dstor_* 2>/dev/null | sort -u)
+new_dstor=$(comm -13 <(echo "$dstor_before") <(echo "$dstor_after") | grep . || true)
+if [ -n "$new_dstor" ]; then fail no-pmix-files "left behind: $new_dstor"
+else pass no-pmix-files
+fi
+# Files of jobs that other users of this machine are running may come and go: only those of
+# launchers that are gone count.
+left_shm=""
+for f in $(comm -13 <(echo "$shm_before") <(shm_files)); do
+  owner=$(echo "$f" | sed -n 's/^pamir-[0-9]*-pamir-\([0-9]*\)-.*/\1/p')
+  [ -n "$owner" ] && ! kill -0 "$owner" 2>/dev/null && left_shm="$left_shm $f"
+done
+if [ -n "$left_shm" ]; then fail no-shm-files "left in /dev/shm:$left_shm"
+else pass no-shm-files
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

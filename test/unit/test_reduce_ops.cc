@@ -1,0 +1,286 @@
+// The predefined reduction operators: values for each class of types, MINLOC/MAXLOC ties, complex
+// products, logical operations on integers other than 0 and 1, wrap-around, and the pairs MPI forbids.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+
+#include "collectives/reduce_ops.h"
+
+using pamir::coll::builtin_reduction;
+using pamir::coll::ElemType;
+using pamir::coll::op_name;
+using pamir::coll::OpKind;
+using pamir::coll::reduce_fn;
+using pamir::coll::ReduceFn;
+using pamir::coll::Reduction;
+
+namespace {
+
+template <typename T, size_t N>
+void run(OpKind op, ElemType type, const T (&in)[N], T (&inout)[N]) {
+  ReduceFn fn = reduce_fn(op, type);
+  ASSERT_NE(fn, nullptr) << op_name(op) << " on type " << int(type);
+  fn(in, inout, N);
+}
+
+template <typename V, typename I>
+struct Pair {
+  V value;
+  I index;
+};
+
+constexpr OpKind kAllOps[] = {OpKind::sum,    OpKind::min,    OpKind::max,     OpKind::prod, OpKind::band,
+                              OpKind::bor,    OpKind::bxor,   OpKind::land,    OpKind::lor,  OpKind::lxor,
+                              OpKind::minloc, OpKind::maxloc, OpKind::replace, OpKind::no_op};
+
+}  // namespace
+
+TEST(ReduceOps, IntegerArithmetic) {
+  int32_t in[] = {1, -5, 7, INT32_MAX, 3};
+  int32_t io[] = {2, 4, -9, 1, 3};
+  run(OpKind::sum, ElemType::i32, in, io);
+  EXPECT_EQ(io[0], 3);
+  EXPECT_EQ(io[1], -1);
+  EXPECT_EQ(io[2], -2);
+  EXPECT_EQ(io[3], INT32_MIN);  // wraps, as on every rank alike
+  int64_t a[] = {3, -4, 5}, b[] = {-7, -6, 1LL << 40};
+  run(OpKind::prod, ElemType::i64, a, b);
+  EXPECT_EQ(b[0], -21);
+  EXPECT_EQ(b[1], 24);
+  EXPECT_EQ(b[2], 5LL << 40);
+  uint16_t c[] = {65535, 300}, d[] = {65535, 200};
+  run(OpKind::prod, ElemType::u16, c, d);  // no signed-int promotion overflow
+  EXPECT_EQ(d[0], uint16_t(65535u * 65535u));
+  EXPECT_EQ(d[1], uint16_t(60000));
+  uint8_t e[] = {200, 1}, f[] = {100, 2};
+  run(OpKind::sum, ElemType::u8, e, f);
+  EXPECT_EQ(f[0], 44);
+  EXPECT_EQ(f[1], 3);
+}
+
+TEST(ReduceOps, MinMax) {
+  int8_t a[] = {-3, 5, 0}, b[] = {2, -7, 0};
+  run(OpKind::min, ElemType::i8, a, b);
+  EXPECT_EQ(b[0], -3);
+  EXPECT_EQ(b[1], -7);
+  uint64_t c[] = {UINT64_MAX, 4}, d[] = {1, 9};
+  run(OpKind::max, ElemType::u64, c, d);
+  EXPECT_EQ(d[0], UINT64_MAX);
+  EXPECT_EQ(d[1], 9u);
+  double x[] = {-1.5, 2.5}, y[] = {-2.0, 2.0};
+  run(OpKind::max, ElemType::f64, x, y);
+  EXPECT_EQ(y[0], -1.5);
+  EXPECT_EQ(y[1], 2.5);
+  long double p[] = {1.0L / 3}, q[] = {0.25L};
+  run(OpKind::min, ElemType::f80, p, q);
+  EXPECT_EQ(q[0], 0.25L);
+  run(OpKind::max, ElemType::f80, p, q);
+  EXPECT_EQ(q[0], 1.0L / 3);
+}
+
+TEST(ReduceOps, Floating) {
+  float a[] = {1.5f, -2.0f, 1e6f}, b[] = {2.25f, 8.0f, 3.0f};
+  run(OpKind::sum, ElemType::f32, a, b);
+  EXPECT_EQ(b[0], 3.75f);
+  EXPECT_EQ(b[1], 6.0f);
+  EXPECT_EQ(b[2], 1000003.0f);
+  long double c[] = {3.0L}, d[] = {-0.5L};
+  run(OpKind::prod, ElemType::f80, c, d);
+  EXPECT_EQ(d[0], -1.5L);
+}
+
+TEST(ReduceOps, ComplexProductAndSum) {
+  std::complex<double> a[] = {{1, 2}, {0, 1}}, b[] = {{3, -1}, {0, 1}};
+  run(OpKind::prod, ElemType::cf64, a, b);
+  EXPECT_EQ(b[0], std::complex<double>(5, 5));  // (1+2i)(3-i) = 3 - i + 6i + 2 = 5 + 5i
+  EXPECT_EQ(b[1], std::complex<double>(-1, 0));
+  std::complex<float> c[] = {{1, 1}}, d[] = {{2, -3}};
+  run(OpKind::sum, ElemType::cf32, c, d);
+  EXPECT_EQ(d[0], std::complex<float>(3, -2));
+  std::complex<long double> e[] = {{2, 0}}, f[] = {{0, 3}};
+  run(OpKind::prod, ElemType::cf80, e, f);
+  EXPECT_EQ(f[0], std::complex<long double>(0, 6));
+  // The layout is C's _Complex: real then imaginary.
+  double raw_in[2] = {0, 1}, raw_io[2] = {0, 1};
+  reduce_fn(OpKind::prod, ElemType::cf64)(raw_in, raw_io, 1);  // i * i = -1
+  EXPECT_EQ(raw_io[0], -1.0);
+  EXPECT_EQ(raw_io[1], 0.0);
+}
+
+TEST(ReduceOps, LogicalOnIntegersOtherThanZeroAndOne) {
+  int32_t a[] = {5, 0, -3, 0}, b[] = {7, 9, 0, 0};
+  int32_t land[4], lor[4], lxor[4];
+  std::memcpy(land, b, sizeof b);
+  std::memcpy(lor, b, sizeof b);
+  std::memcpy(lxor, b, sizeof b);
+  run(OpKind::land, ElemType::i32, a, land);
+  run(OpKind::lor, ElemType::i32, a, lor);
+  run(OpKind::lxor, ElemType::i32, a, lxor);
+  const int32_t want_and[] = {1, 0, 0, 0}, want_or[] = {1, 1, 1, 0}, want_xor[] = {0, 1, 1, 0};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(land[i], want_and[i]) << i;
+    EXPECT_EQ(lor[i], want_or[i]) << i;
+    EXPECT_EQ(lxor[i], want_xor[i]) << i;
+  }
+  // C _Bool, read as a byte: a stray value still counts as true.
+  uint8_t c[] = {1, 0, 2, 1}, d[] = {1, 1, 1, 0};
+  run(OpKind::lxor, ElemType::c_bool, c, d);
+  EXPECT_EQ(d[0], 0);
+  EXPECT_EQ(d[1], 1);
+  EXPECT_EQ(d[2], 0);
+  EXPECT_EQ(d[3], 1);
+  int32_t e[] = {-1, 0}, f[] = {2, 0};  // Fortran LOGICAL
+  run(OpKind::land, ElemType::f_logical, e, f);
+  EXPECT_EQ(f[0], 1);
+  EXPECT_EQ(f[1], 0);
+  uint64_t g[] = {0, 1ull << 63}, h[] = {0, 0};
+  run(OpKind::lor, ElemType::u64, g, h);
+  EXPECT_EQ(h[0], 0u);
+  EXPECT_EQ(h[1], 1u);
+}
+
+TEST(ReduceOps, Bitwise) {
+  uint8_t a[] = {0xF0, 0x0F}, b[] = {0x3C, 0x3C};
+  uint8_t x[2], y[2], z[2];
+  std::memcpy(x, b, 2);
+  std::memcpy(y, b, 2);
+  std::memcpy(z, b, 2);
+  run(OpKind::band, ElemType::byte, a, x);
+  run(OpKind::bor, ElemType::byte, a, y);
+  run(OpKind::bxor, ElemType::byte, a, z);
+  EXPECT_EQ(x[0], 0x30);
+  EXPECT_EQ(x[1], 0x0C);
+  EXPECT_EQ(y[0], 0xFC);
+  EXPECT_EQ(y[1], 0x3F);
+  EXPECT_EQ(z[0], 0xCC);
+  EXPECT_EQ(z[1], 0x33);
+  int16_t c[] = {-1}, d[] = {0x1234};
+  run(OpKind::band, ElemType::i16, c, d);
+  EXPECT_EQ(d[0], 0x1234);
+}
+
+TEST(ReduceOps, MinlocMaxlocWithTies) {
+  Pair<double, int> a[] = {{1.0, 5}, {2.0, 3}, {2.0, 1}, {-4.0, 9}};
+  Pair<double, int> b[] = {{2.0, 0}, {2.0, 7}, {2.0, 2}, {-3.0, 0}};
+  Pair<double, int> mn[4], mx[4];
+  std::memcpy(mn, b, sizeof b);
+  std::memcpy(mx, b, sizeof b);
+  reduce_fn(OpKind::minloc, ElemType::double_int)(a, mn, 4);
+  reduce_fn(OpKind::maxloc, ElemType::double_int)(a, mx, 4);
+  EXPECT_EQ(mn[0].value, 1.0);
+  EXPECT_EQ(mn[0].index, 5);
+  EXPECT_EQ(mn[1].index, 3);  // tie: the lower index, whichever side holds it
+  EXPECT_EQ(mn[2].index, 1);
+  EXPECT_EQ(mn[3].value, -4.0);
+  EXPECT_EQ(mn[3].index, 9);
+  EXPECT_EQ(mx[0].value, 2.0);
+  EXPECT_EQ(mx[0].index, 0);
+  EXPECT_EQ(mx[1].index, 3);
+  EXPECT_EQ(mx[2].index, 1);
+  EXPECT_EQ(mx[3].value, -3.0);
+  EXPECT_EQ(mx[3].index, 0);
+
+  Pair<int, int> c[] = {{7, 4}}, d[] = {{7, 2}};
+  reduce_fn(OpKind::minloc, ElemType::int2)(c, d, 1);
+  EXPECT_EQ(d[0].index, 2);
+  Pair<short, int> e[] = {{-1, 8}}, f[] = {{3, 1}};
+  reduce_fn(OpKind::maxloc, ElemType::short_int)(e, f, 1);
+  EXPECT_EQ(f[0].value, 3);
+  EXPECT_EQ(f[0].index, 1);
+  Pair<long double, int> g[] = {{0.5L, 3}}, h[] = {{0.5L, 6}};
+  reduce_fn(OpKind::maxloc, ElemType::long_double_int)(g, h, 1);
+  EXPECT_EQ(h[0].index, 3);
+  Pair<float, float> p[] = {{1.0f, 10.0f}}, q[] = {{1.0f, 4.0f}};  // MPI_2REAL: the index is a REAL
+  reduce_fn(OpKind::minloc, ElemType::real2)(p, q, 1);
+  EXPECT_EQ(q[0].index, 4.0f);
+}
+
+TEST(ReduceOps, ForbiddenPairsHaveNoFunction) {
+  // Arithmetic on logicals, bytes and characters; order on complex; logic on floats; bit operations on
+  // floats, logicals and complex; MINLOC on plain types; plain operations on pairs; nothing at all on
+  // `none` and `character`.
+  EXPECT_EQ(reduce_fn(OpKind::sum, ElemType::c_bool), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::sum, ElemType::f_logical), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::sum, ElemType::byte), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::prod, ElemType::character), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::max, ElemType::cf64), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::min, ElemType::c_bool), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::land, ElemType::f64), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::lor, ElemType::byte), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::band, ElemType::f32), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::bxor, ElemType::c_bool), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::bor, ElemType::cf32), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::minloc, ElemType::i32), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::maxloc, ElemType::f64), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::sum, ElemType::double_int), nullptr);
+  for (OpKind op : kAllOps) {
+    EXPECT_EQ(reduce_fn(op, ElemType::none), nullptr) << op_name(op);
+    EXPECT_EQ(reduce_fn(op, ElemType::character), nullptr) << op_name(op);
+  }
+  for (unsigned t = 0; t < unsigned(ElemType::count_); ++t) {
+    EXPECT_EQ(reduce_fn(OpKind::replace, ElemType(t)), nullptr) << t;
+    EXPECT_EQ(reduce_fn(OpKind::no_op, ElemType(t)), nullptr) << t;
+  }
+  EXPECT_EQ(reduce_fn(OpKind::count_, ElemType::i32), nullptr);
+  EXPECT_EQ(reduce_fn(OpKind::sum, ElemType::count_), nullptr);
+}
+
+TEST(ReduceOps, AllowedPairsAreComplete) {
+  // Every C integer type takes every arithmetic, logical and bitwise operation.
+  const ElemType ints[] = {ElemType::i8,  ElemType::u8,  ElemType::i16, ElemType::u16,
+                           ElemType::i32, ElemType::u32, ElemType::i64, ElemType::u64};
+  const OpKind int_ops[] = {OpKind::sum, OpKind::prod, OpKind::min,  OpKind::max, OpKind::land,
+                            OpKind::lor, OpKind::lxor, OpKind::band, OpKind::bor, OpKind::bxor};
+  for (ElemType t : ints)
+    for (OpKind op : int_ops) EXPECT_NE(reduce_fn(op, t), nullptr) << op_name(op) << " " << int(t);
+  for (ElemType t : {ElemType::f32, ElemType::f64, ElemType::f80})
+    for (OpKind op : {OpKind::sum, OpKind::prod, OpKind::min, OpKind::max})
+      EXPECT_NE(reduce_fn(op, t), nullptr);
+  for (ElemType t : {ElemType::cf32, ElemType::cf64, ElemType::cf80})
+    for (OpKind op : {OpKind::sum, OpKind::prod}) EXPECT_NE(reduce_fn(op, t), nullptr);
+  for (ElemType t : {ElemType::c_bool, ElemType::f_logical})
+    for (OpKind op : {OpKind::land, OpKind::lor, OpKind::lxor}) EXPECT_NE(reduce_fn(op, t), nullptr);
+  for (OpKind op : {OpKind::band, OpKind::bor, OpKind::bxor})
+    EXPECT_NE(reduce_fn(op, ElemType::byte), nullptr);
+  for (unsigned t = unsigned(ElemType::float_int); t <= unsigned(ElemType::integer2); ++t)
+    for (OpKind op : {OpKind::minloc, OpKind::maxloc}) EXPECT_NE(reduce_fn(op, ElemType(t)), nullptr) << t;
+}
+
+TEST(ReduceOps, NamesAndBuiltinReduction) {
+  EXPECT_STREQ(op_name(OpKind::sum), "MPI_SUM");
+  EXPECT_STREQ(op_name(OpKind::lxor), "MPI_LXOR");
+  EXPECT_STREQ(op_name(OpKind::maxloc), "MPI_MAXLOC");
+  EXPECT_STREQ(op_name(OpKind::no_op), "MPI_NO_OP");
+  Reduction r = builtin_reduction(reduce_fn(OpKind::sum, ElemType::i32), sizeof(int32_t));
+  EXPECT_TRUE(r.commutative);
+  EXPECT_EQ(r.extent, sizeof(int32_t));
+  int32_t a[] = {1, 2, 3}, b[] = {10, 20, 30};
+  r.apply(a, b, 3, r.arg);
+  EXPECT_EQ(b[0], 11);
+  EXPECT_EQ(b[1], 22);
+  EXPECT_EQ(b[2], 33);
+  r.apply(a, b, 0, r.arg);  // zero elements: nothing
+  EXPECT_EQ(b[0], 11);
+}
+
+TEST(ReduceOps, LongVectors) {
+  // Long enough for the vectorised body and its remainder.
+  constexpr size_t n = 1003;
+  static double a[n], b[n];
+  static int64_t c[n], d[n];
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = double(i);
+    b[i] = 2.0 * double(i);
+    c[i] = int64_t(i) * 3;
+    d[i] = -int64_t(i);
+  }
+  reduce_fn(OpKind::sum, ElemType::f64)(a, b, n);
+  reduce_fn(OpKind::max, ElemType::i64)(c, d, n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(b[i], 3.0 * double(i)) << i;
+    ASSERT_EQ(d[i], int64_t(i) * 3) << i;
+  }
+}

@@ -1,0 +1,176 @@
+// pamir_info: what this Pamir build is and how it is set up -- version, MPI and ABI versions, devices,
+// the effective protocol table, every PAMIR_* setting (value, default, help) and the procedures of the
+// standard that are not implemented yet. Reads the settings exactly as MPI_Init does (config::load), so
+// a bad PAMIR_* value fails here the same way, naming the variable. Does not initialise MPI.
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mpi.h"
+#include "pami/config.h"
+#include "pami/select.h"
+
+namespace pamir::abi {
+// Generated into mpi/bindings.cc by mpi/gen/gen_bindings.py.
+// nullptr-terminated:
+__attribute__((visibility("hidden"))) extern const char *const unsupported_procedures[];
+__attribute__((visibility("hidden"))) extern const std::size_t unsupported_count;
+}  // namespace pamir::abi
+
+namespace {
+
+using pamir::config::Setting;
+using pamir::config::Type;
+
+const char *const usage_text =
+    "usage: pamir_info [--settings | --unsupported | --version | --help]\n"
+    "Prints what this Pamir build is and how it is set up: version, MPI and ABI versions, devices,\n"
+    "the effective send-protocol table, every PAMIR_* setting with its value, default and help, and\n"
+    "the MPI procedures that are not implemented yet (they return MPI_ERR_UNSUPPORTED_OPERATION).\n"
+    "Settings are read from the environment as MPI_Init reads them: a bad value is an error (exit 1).\n"
+    "  --settings     print only the PAMIR_* settings\n"
+    "  --unsupported  print only the unsupported procedures, one per line\n"
+    "  --version      print only the version line\n"
+    "  --help         this text\n";
+
+struct Device {
+  const char *name;
+  bool built;
+  const char *what;
+};
+
+// Devices of DESIGN.md; the ones not built yet are listed so users know what is coming.
+const Device devices[] = {
+    {"shm", true, "shared memory between the ranks of one node (rings per pair, CMA for RDMA)"},
+    {"ofi", false, "libfabric FI_EP_RDM (verbs, efa, cxi, tcp), loaded with dlopen when selected"},
+    {"torus", false, "an emulated Blue Gene/Q-style torus with fault injection"},
+};
+
+// Sections are separated by one blank line.
+bool printed_section = false;
+void section() {
+  if (printed_section) std::putchar('\n');
+  printed_section = true;
+}
+
+const char *type_name(Type t) {
+  switch (t) {
+    case Type::Bool:
+      return "boolean";
+    case Type::Size:
+      return "size";
+    case Type::Count:
+      return "count";
+    case Type::ProtocolTable:
+      return "protocol table";
+    case Type::Choice:
+      return "choice";
+  }
+  return "?";
+}
+
+void print_version() {
+  section();
+  std::printf("Pamir %s\n", PACKAGE_VERSION);
+  std::printf("  MPI version       %d.%d\n", MPI_VERSION, MPI_SUBVERSION);
+  std::printf(
+      "  ABI version       %d.%d (MPI 5.0 standard ABI; library libmpi_abi.so.1, link name libmpi.so)\n",
+      MPI_ABI_VERSION, MPI_ABI_SUBVERSION);
+}
+
+void print_devices() {
+  section();
+  std::printf("Devices (%zu)\n", sizeof(devices) / sizeof(devices[0]));
+  const std::string &selected = pamir::config::device.value;
+  for (const Device &d : devices) {
+    const char *state = !d.built ? "not built yet" : selected == d.name ? "built, selected" : "built";
+    std::printf("  %-6s %-16s %s\n", d.name, state, d.what);
+  }
+}
+
+bool print_protocols() {
+  const Setting &s = pamir::config::send_protocols;
+  pamir::SendTable table;
+  std::string why;
+  if (!pamir::parse_send_table(s.value.c_str(), table, why)) {
+    std::fprintf(stderr, "pamir_info: %s=\"%s\" is not valid: %s\n", s.name, s.value.c_str(), why.c_str());
+    return false;
+  }
+  section();
+  std::printf("Send protocols by message size in bytes (%s=%s%s)\n", s.name, s.value.c_str(),
+              s.from_env ? ", from the environment" : ", the default");
+  std::printf("  %s\n", pamir::format_send_table(table).c_str());
+  return true;
+}
+
+void print_settings() {
+  const std::vector<Setting *> &all = pamir::config::all();
+  section();
+  std::printf("Settings (%zu; environment variables read once at MPI_Init)\n", all.size());
+  for (const Setting *s : all) {
+    std::printf("  %s=%s%s\n", s->name, s->value.c_str(), s->from_env ? "   (set in the environment)" : "");
+    std::printf("      default %s; %s", s->default_value, type_name(s->type));
+    if (s->type == Type::Choice && s->choices) std::printf(" (one of: %s)", s->choices);
+    std::printf("\n      %s\n", s->help);
+  }
+}
+
+void print_unsupported() {
+  section();
+  std::printf("Unsupported procedures (%zu; each returns MPI_ERR_UNSUPPORTED_OPERATION naming itself)\n",
+              pamir::abi::unsupported_count);
+  for (const char *const *p = pamir::abi::unsupported_procedures; *p; ++p) std::printf("  %s\n", *p);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  enum class Only { all, settings, unsupported, version } only = Only::all;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
+      std::fputs(usage_text, stdout);
+      return 0;
+    } else if (!std::strcmp(a, "--settings")) {
+      only = Only::settings;
+    } else if (!std::strcmp(a, "--unsupported")) {
+      only = Only::unsupported;
+    } else if (!std::strcmp(a, "--version")) {
+      only = Only::version;
+    } else {
+      std::fprintf(stderr, "pamir_info: unknown option \"%s\"\n%s", a, usage_text);
+      return 2;
+    }
+  }
+  if (only == Only::version) {
+    std::printf("pamir_info (Pamir) %s\n", PACKAGE_VERSION);
+    return 0;
+  }
+
+  std::string why;
+  std::vector<std::string> warnings;
+  if (!pamir::config::load(why, warnings)) {
+    std::fprintf(stderr, "pamir_info: %s\n", why.c_str());
+    return 1;
+  }
+  for (const std::string &w : warnings) std::fprintf(stderr, "pamir_info: warning: %s\n", w.c_str());
+
+  switch (only) {
+    case Only::settings:
+      print_settings();
+      break;
+    case Only::unsupported:
+      print_unsupported();
+      break;
+    default:
+      print_version();
+      print_devices();
+      if (!print_protocols()) return 1;
+      print_settings();
+      print_unsupported();
+      break;
+  }
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
