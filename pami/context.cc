@@ -62,10 +62,11 @@ int Context::init(std::string &why) {
       return 1;
     }
   }
-  immediate_max_ = 0;
+  immediate_end_ = 0;
   if (send_table_.protos[0] == SendProtocol::immediate) {
-    immediate_max_ = send_table_.bounds[0];
-    if (shm_) immediate_max_ = std::min<uint64_t>(immediate_max_, shm_->max_payload(sizeof(MsgHeader)));
+    uint64_t max = send_table_.bounds[0];
+    if (shm_) max = std::min<uint64_t>(max, shm_->max_payload(sizeof(MsgHeader)));
+    immediate_end_ = max == UINT64_MAX ? max : max + 1;
   }
   initialized_ = true;
   return 0;

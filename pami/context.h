@@ -39,7 +39,7 @@ class Context {
   // The fast path of a blocking send: sends the whole message at once when it fits in one packet and
   // nothing is queued for the peer. Returns false (having sent nothing) otherwise.
   bool try_send_immediate(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes) {
-    if (task == self_ || bytes > immediate_max_) return false;
+    if (task == self_ || bytes >= immediate_end_) return false;
     Peer &p = peers_[task];
     if (!p.sendq.empty() || !p.dev) return false;
     MsgHeader h{bits, bytes, 0};
@@ -113,7 +113,9 @@ class Context {
   List<Peer> pending_;
   Matcher matcher_;
   SendTable send_table_;
-  uint64_t immediate_max_ = 0;
+  // Exclusive bound of the immediate range: 0 when the table does not start with immediate, so that
+  // even a zero-byte message then takes the protocol the table chose.
+  uint64_t immediate_end_ = 0;
   unsigned spin_ = 2000;
   unsigned sleep_max_us_ = 10000;
   bool initialized_ = false;

@@ -127,7 +127,11 @@ static void self_and_null(void) {
 static void modes(void) {
   if (size < 2) return;
   int peer = rank ^ 1;
-  if (peer >= size) return;
+  if (peer >= size) {
+    /* An odd rank count leaves the last rank without a partner; it still joins the collective. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    return;
+  }
   int v[100], r[100];
   for (int i = 0; i < 100; ++i) v[i] = rank * 100 + i;
   /* Ssend completes only once matched: the receiver posts late, after a barrier-free handshake. */
