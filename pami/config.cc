@@ -109,6 +109,22 @@ static bool parse(Setting &s, const char *text, std::string &why) {
   return false;
 }
 
+namespace {
+// Variables of the project's own scripts (scripts/common.sh, scripts/test, test/*/run.sh): they share
+// the PAMIR_ prefix but are not library settings, so they are not reported as typos.
+constexpr const char *script_variables[] = {
+    "PAMIR_JOBS",        "PAMIR_BUILD_DIR",       "PAMIR_PREFIX",        "PAMIR_SAN_BUILD_DIR",
+    "PAMIR_SAN_PREFIX",  "PAMIR_NO_APT",          "PAMIR_SANITIZER_PASS", "PAMIR_PHASE_TIMEOUT",
+    "PAMIR_TEST_QUICK",  "PAMIR_TEST_KEEP",
+};
+
+bool is_script_variable(const std::string &name) {
+  for (const char *v : script_variables)
+    if (name == v) return true;
+  return false;
+}
+}  // namespace
+
 bool load(std::string &why, std::vector<std::string> &warnings) {
   for (Setting *s : all()) {
     const char *env = std::getenv(s->name);
@@ -124,7 +140,7 @@ bool load(std::string &why, std::vector<std::string> &warnings) {
   for (char **e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "PAMIR_", 6) != 0) continue;
     std::string name(*e, std::strcspn(*e, "="));
-    if (!find(name.c_str())) warnings.push_back("unknown setting " + name + " is ignored (pamir_info lists them all)");
+    if (!find(name.c_str()) && !is_script_variable(name)) warnings.push_back("unknown setting " + name + " is ignored (pamir_info lists them all)");
   }
   return true;
 }

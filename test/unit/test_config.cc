@@ -2,9 +2,41 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "pami/config.h"
 
 using namespace pamir::config;
+
+extern char **environ;
+
+namespace {
+// Runs a test body with no PAMIR_* variable of the caller's environment (the test scripts export
+// some), restoring them afterwards, so that what load() reports comes from the test alone.
+class CleanEnv {
+ public:
+  CleanEnv() {
+    std::vector<std::string> names;
+    for (char **e = environ; e && *e; ++e)
+      if (std::strncmp(*e, "PAMIR_", 6) == 0) {
+        saved_.emplace_back(*e);
+        names.emplace_back(*e, std::strcspn(*e, "="));
+      }
+    for (const std::string &n : names) unsetenv(n.c_str());
+  }
+  ~CleanEnv() {
+    for (const std::string &kv : saved_) {
+      size_t eq = kv.find('=');
+      setenv(kv.substr(0, eq).c_str(), kv.c_str() + eq + 1, 1);
+    }
+  }
+
+ private:
+  std::vector<std::string> saved_;
+};
+}  // namespace
 
 TEST(Config, ParseSize) {
   uint64_t v = 0;
@@ -34,6 +66,7 @@ TEST(Config, ParseBool) {
 }
 
 TEST(Config, LoadNamesTheBadVariable) {
+  CleanEnv clean;
   setenv("PAMIR_SHM_RING_SIZE", "3000", 1);
   std::string why;
   std::vector<std::string> warnings;
@@ -48,11 +81,14 @@ TEST(Config, LoadNamesTheBadVariable) {
 }
 
 TEST(Config, DefaultsAndTypos) {
+  CleanEnv clean;
   setenv("PAMIR_SPIN_CUONT", "5", 1);
+  setenv("PAMIR_TEST_QUICK", "1", 1);  // the test scripts' own variable is not a typo
   std::string why;
   std::vector<std::string> warnings;
   ASSERT_TRUE(load(why, warnings)) << why;
   unsetenv("PAMIR_SPIN_CUONT");
+  unsetenv("PAMIR_TEST_QUICK");
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("PAMIR_SPIN_CUONT"), std::string::npos);
   EXPECT_EQ(shm_ring_size.number, 64u << 10);
