@@ -22,9 +22,14 @@ Setting spin_count{"PAMIR_SPIN_COUNT", "2000", Type::Count,
 Setting sleep_max_us{"PAMIR_SLEEP_MAX_US", "10000", Type::Count,
                      "longest sleep, in microseconds, before a blocked call polls again", nullptr};
 Setting device{"PAMIR_DEVICE", "shm", Type::Choice, "device for ranks on the same node", "shm"};
+Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
+                        "a blocked call yields the core between polls: auto (when the node's ranks "
+                        "outnumber its usable CPUs), yes, no",
+                        "auto,yes,no"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{&send_protocols, &stats, &shm_ring_size, &spin_count, &sleep_max_us, &device};
+  static std::vector<Setting *> list{&send_protocols, &stats, &shm_ring_size, &spin_count, &sleep_max_us, &device,
+                                    &yield_when_idle};
   return list;
 }
 
@@ -94,12 +99,16 @@ static bool parse(Setting &s, const char *text, std::string &why) {
       return parse_send_table(text, t, why);
     }
     case Type::Choice: {
+      // number is the index of the choice in the list, so callers switch on it without comparing text.
       std::string list = s.choices;
       size_t pos = 0;
-      while (pos <= list.size()) {
+      for (uint64_t index = 0; pos <= list.size(); ++index) {
         size_t comma = list.find(',', pos);
         if (comma == std::string::npos) comma = list.size();
-        if (list.compare(pos, comma - pos, text) == 0 && std::strlen(text) == comma - pos) return true;
+        if (list.compare(pos, comma - pos, text) == 0 && std::strlen(text) == comma - pos) {
+          s.number = index;
+          return true;
+        }
         pos = comma + 1;
       }
       why = std::string("expected one of: ") + s.choices;

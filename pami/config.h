@@ -21,7 +21,7 @@ struct Setting {
   const char *choices;  // Type::Choice: comma-separated names
   std::string value;    // effective text
   bool from_env = false;
-  // Parsed forms, valid after load().
+  // Parsed forms, valid after load(); for Type::Choice, number is the index of the choice.
   uint64_t number = 0;
   bool flag = false;
 };
@@ -45,5 +45,6 @@ extern Setting shm_ring_size;   // PAMIR_SHM_RING_SIZE
 extern Setting spin_count;      // PAMIR_SPIN_COUNT
 extern Setting sleep_max_us;    // PAMIR_SLEEP_MAX_US
 extern Setting device;          // PAMIR_DEVICE
+extern Setting yield_when_idle; // PAMIR_YIELD_WHEN_IDLE
 
 }  // namespace pamir::config

@@ -8,6 +8,7 @@
 
 #include "devices/shm/shm_device.h"
 #include "pami/config.h"
+#include "pami/cpus.h"
 
 namespace pamir {
 
@@ -31,6 +32,12 @@ int Context::init(std::string &why) {
   }
   spin_ = unsigned(config::spin_count.number);
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
+  enum { kYieldAuto, kYieldYes, kYieldNo };  // the order of PAMIR_YIELD_WHEN_IDLE's choices
+  switch (config::yield_when_idle.number) {
+    case kYieldYes: yield_ = true; break;
+    case kYieldNo: yield_ = false; break;
+    default: yield_ = boot_.local_size() > usable_cpus(); break;
+  }
 
   if (boot_.local_size() > 1) {
     dev::ShmParams p;
@@ -83,6 +90,11 @@ void Context::finalize() {
 const char *Context::device_name(uint32_t task) const {
   if (task == self_) return "self";
   return peers_[task].dev ? peers_[task].dev->name() : "none";
+}
+
+void Context::relax() {
+  Unlocked unlocked;
+  sched_yield();
 }
 
 void Context::idle() {

@@ -75,7 +75,10 @@ class Context {
     for (unsigned i = 0;; ++i) {
       advance();
       if (done()) return;
-      if (i >= spin_) idle();
+      if (i >= spin_)
+        idle();
+      else if (yield_)
+        relax();
     }
   }
 
@@ -105,6 +108,7 @@ class Context {
   bool push(Peer &p, Request *r);
   void push_pending();
   void idle();
+  void relax();
 
   Bootstrap boot_;
   uint32_t self_ = 0, ntasks_ = 1;
@@ -117,6 +121,9 @@ class Context {
   // even a zero-byte message then takes the protocol the table chose.
   uint64_t immediate_end_ = 0;
   unsigned spin_ = 2000;
+  // Ranks outnumber the node's CPUs (or PAMIR_YIELD_WHEN_IDLE=yes): a blocked call gives the core away
+  // between polls, since the peer it waits for may need this very core to make the progress awaited.
+  bool yield_ = false;
   unsigned sleep_max_us_ = 10000;
   bool initialized_ = false;
 };
