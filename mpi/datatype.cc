@@ -34,10 +34,16 @@ struct Predef {
   int64_t extent;
   ElemType elem;
   int elements;  // basic elements per element (2 for the MINLOC/MAXLOC pairs)
+  // Pairs only: bytes of the first member and the offset of the second (its size is size - first).
+  // The padding may sit between the members (MPI_SHORT_INT: short at 0, int at 4), so the true
+  // extent and the partial counts of MPI_Get_elements need the real layout, not the size.
+  int64_t first = 0;
+  int64_t second_at = 0;
 };
 
 #define SAME(h, T, e) {h, #h, sizeof(T), sizeof(T), e, 1}
-#define PAIR(h, V, e) {h, #h, sizeof(V) + sizeof(int), sizeof(PairOf<V>), e, 2}
+#define PAIR(h, V, e) \
+  {h, #h, sizeof(V) + sizeof(int), sizeof(PairOf<V>), e, 2, sizeof(V), offsetof(PairOf<V>, index)}
 
 // Every predefined datatype of the ABI with its layout and what reductions see.
 const Predef kPredefined[] = {
@@ -108,10 +114,13 @@ const Predef kPredefined[] = {
     PAIR(MPI_2INT, int, ElemType::int2),
     PAIR(MPI_SHORT_INT, short, ElemType::short_int),
     {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", sizeof(long double) + sizeof(int), sizeof(LongDoubleInt),
-     ElemType::long_double_int, 2},
-    {MPI_2REAL, "MPI_2REAL", 2 * sizeof(float), 2 * sizeof(float), ElemType::real2, 2},
-    {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", 2 * sizeof(double), 2 * sizeof(double), ElemType::double2, 2},
-    {MPI_2INTEGER, "MPI_2INTEGER", 2 * sizeof(int), 2 * sizeof(int), ElemType::integer2, 2},
+     ElemType::long_double_int, 2, sizeof(long double), offsetof(LongDoubleInt, index)},
+    {MPI_2REAL, "MPI_2REAL", 2 * sizeof(float), 2 * sizeof(float), ElemType::real2, 2, sizeof(float),
+     sizeof(float)},
+    {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", 2 * sizeof(double), 2 * sizeof(double),
+     ElemType::double2, 2, sizeof(double), sizeof(double)},
+    {MPI_2INTEGER, "MPI_2INTEGER", 2 * sizeof(int), 2 * sizeof(int), ElemType::integer2, 2, sizeof(int),
+     sizeof(int)},
 };
 #undef SAME
 #undef PAIR
@@ -132,7 +141,9 @@ void datatypes_init() {
     t.extent = p.extent;
     t.lb = 0;
     t.true_lb = 0;
-    t.true_extent = p.size;
+    // A pair's data ends where its second member ends: past `size` when the padding sits between the
+    // members (MPI_SHORT_INT's true extent is 8, its size 6).
+    t.true_extent = p.elements == 2 ? p.second_at + (p.size - p.first) : p.size;
     t.contiguous = p.size == p.extent;
     t.committed = true;
     t.elem = p.elem;
@@ -145,11 +156,31 @@ void datatypes_init() {
 
 Datatype *datatype_of(uintptr_t value) { return value < kPredefinedLimit ? predefined_slot<Datatype>(value) : nullptr; }
 
+// The table entry of a predefined type, nullptr for others.
+static const Predef *predef_of(const Datatype *t) {
+  for (size_t i = 0; i < kNumPredefined; ++i)
+    if (&predefined_objects[i] == t) return &kPredefined[i];
+  return nullptr;
+}
+
 // Basic elements in one element of a predefined type (MPI_Get_elements).
 static int basic_elements(const Datatype *t) {
-  for (size_t i = 0; i < kNumPredefined; ++i)
-    if (&predefined_objects[i] == t) return kPredefined[i].elements;
-  return 1;
+  const Predef *p = predef_of(t);
+  return p ? p->elements : 1;
+}
+
+// Whole basic elements in the first `rem` bytes (0 < rem < extent) of one element: a message may
+// legally be a prefix of a pair's type signature (one MPI_SHORT received as MPI_SHORT_INT). A part
+// that ends inside a basic element is not a whole number of them: MPI_UNDEFINED.
+static MPI_Count partial_elements(const Datatype *t, uint64_t rem) {
+  const Predef *p = predef_of(t);
+  if (!p || p->elements != 2) return MPI_UNDEFINED;
+  const uint64_t first = uint64_t(p->first), second_at = uint64_t(p->second_at);
+  const uint64_t second_end = second_at + uint64_t(p->size - p->first);
+  if (rem < first) return MPI_UNDEFINED;
+  if (rem <= second_at) return 1;  // the value, perhaps with some of the padding after it
+  if (rem < second_end) return MPI_UNDEFINED;
+  return 2;  // both members, some of the trailing padding
 }
 
 // Elements (or basic elements) in `bytes` of type t: MPI_UNDEFINED when not a whole number.
@@ -160,7 +191,9 @@ static MPI_Count count_of(const Datatype *t, uint64_t bytes, bool basic) {
   if (bytes % per != 0) {
     if (!basic) return MPI_UNDEFINED;
     // A partial pair still counts its whole basic elements.
-    return MPI_Count(bytes / per) * basic_elements(t) + ((bytes % per) >= uint64_t(t->size) / 2 ? 1 : 0);
+    const MPI_Count part = partial_elements(t, bytes % per);
+    if (part == MPI_UNDEFINED) return MPI_UNDEFINED;
+    return MPI_Count(bytes / per) * basic_elements(t) + part;
   }
   MPI_Count n = MPI_Count(bytes / per);
   return basic ? n * basic_elements(t) : n;
