@@ -1,13 +1,15 @@
 /*
- * Shared helpers for Pamir's OSU-compatible point-to-point benchmarks.
+ * Shared helpers for Pamir's OSU-compatible benchmarks (latency, bw, bibw, multi_lat, mbw_mr,
+ * allreduce).
  *
  * Plain MPI + C99 + POSIX: no Pamir-specific calls, so the same sources build with any MPI's mpicc.
  * Output follows OSU micro-benchmarks 7.4 (header lines, "# Size" column 10 wide, values 18 wide with
  * two decimals), so scripts that parse OSU output parse ours too.
  *
  * Options (as OSU's): -m [MIN:]MAX  message sizes, -i ITER  timed iterations, -x WARMUP  untimed
- * iterations, -W WINDOW (bandwidth tests), -c  validate every received byte (prints a Validation
- * column; exit status 1 when any size fails), -v version, -h help. Not in OSU: --precision N prints
+ * iterations, -W WINDOW (bandwidth tests), -f  min/max/iterations columns (allreduce), -c  validate
+ * every received byte or reduced element (prints a Validation column; exit status 1 when any size
+ * fails), -v version, -h help. Not in OSU: --precision N prints
  * N decimals instead of 2 (sub-microsecond latencies need 3 for a meaningful ratio), and
  * --iterations-large N / --warmup-large N set the counts above 8 KiB alone (-i and -x set both).
  */
@@ -31,7 +33,17 @@ static int bench_precision = BENCH_PRECISION;
 #define BENCH_MAX_SIZE ((size_t)1 << 22)   /* 4 MiB, OSU's MAX_MESSAGE_SIZE */
 #define BENCH_LARGE_SIZE ((size_t)8192)    /* above this, the "large" loop counts apply */
 
-enum bench_kind { BENCH_LATENCY, BENCH_BW, BENCH_BIBW };
+enum bench_kind { BENCH_LATENCY, BENCH_BW, BENCH_BIBW, BENCH_MULTI_LAT, BENCH_MBW_MR, BENCH_ALLREDUCE };
+
+/* Loop counts and sizes as OSU 7.4: latency-type (osu_latency, osu_multi_lat), bandwidth-type
+ * (osu_bw, osu_bibw, osu_mbw_mr: window of 64) and collective (osu_allreduce: up to 1 MiB). */
+static inline int bench_kind_latency(enum bench_kind k) {
+  return k == BENCH_LATENCY || k == BENCH_MULTI_LAT;
+}
+static inline int bench_kind_window(enum bench_kind k) {
+  return k == BENCH_BW || k == BENCH_BIBW || k == BENCH_MBW_MR;
+}
+#define BENCH_COLL_MAX_SIZE ((size_t)1 << 20) /* 1 MiB, OSU's MAX_MSG_SIZE_COLL */
 
 struct bench_options {
   size_t min_size;
@@ -42,20 +54,26 @@ struct bench_options {
   long skip_large;
   int window;
   int validate;
+  int full; /* -f (allreduce): also min, max and iterations */
 };
 
-static void bench_usage(const char *name, enum bench_kind kind) {
+static inline void bench_usage(const char *name, enum bench_kind kind) {
+  const int lat = bench_kind_latency(kind), coll = kind == BENCH_ALLREDUCE;
   printf("Usage: %s [options]\n", name);
   printf("Options:\n");
-  printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s:4194304)\n",
-         kind == BENCH_LATENCY ? "0" : "1");
+  printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s)\n",
+         lat ? "0:4194304" : coll ? "4:1048576" : "1:4194304");
   printf("  -i, --iterations ITER         timed iterations per size (default %s)\n",
-         kind == BENCH_LATENCY ? "10000, 1000 above 8 KiB" : "100, 20 above 8 KiB");
+         lat ? "10000, 1000 above 8 KiB" : coll ? "1000, 100 above 8 KiB" : "100, 20 above 8 KiB");
   printf("  -x, --warmup WARMUP           untimed warm-up iterations per size (default %s)\n",
-         kind == BENCH_LATENCY ? "100, 10 above 8 KiB" : "10, 2 above 8 KiB");
-  if (kind != BENCH_LATENCY)
+         lat ? "100, 10 above 8 KiB" : coll ? "100, 10 above 8 KiB" : "10, 2 above 8 KiB");
+  if (bench_kind_window(kind))
     printf("  -W, --window-size WINDOW      messages in flight per iteration (default 64)\n");
-  printf("  -c, --validation              check every received byte; adds a Validation column\n");
+  if (coll)
+    printf("  -f, --full                    also print min and max latency over the ranks and the\n"
+           "                                iteration count\n");
+  printf("  -c, --validation              check every received %s; adds a Validation column\n",
+         coll ? "element of the result" : "byte");
   printf("      --precision N             decimals in the value column (default 2, as OSU)\n");
   printf("      --iterations-large N      timed iterations above 8 KiB only (after -i)\n");
   printf("      --warmup-large N          warm-up iterations above 8 KiB only (after -x)\n");
@@ -64,7 +82,7 @@ static void bench_usage(const char *name, enum bench_kind kind) {
   fflush(stdout);
 }
 
-static int bench_parse_size(const char *s, size_t *out) {
+static inline int bench_parse_size(const char *s, size_t *out) {
   char *end = NULL;
   unsigned long long v;
   if (s == NULL || *s == '\0') return 0;
@@ -74,7 +92,7 @@ static int bench_parse_size(const char *s, size_t *out) {
   return 1;
 }
 
-static int bench_parse_long(const char *s, long *out, long min) {
+static inline int bench_parse_long(const char *s, long *out, long min) {
   char *end = NULL;
   long v;
   if (s == NULL || *s == '\0') return 0;
@@ -85,11 +103,11 @@ static int bench_parse_long(const char *s, long *out, long min) {
 }
 
 /* Maps the long spellings OSU accepts to the short ones, so argv can go to getopt unchanged. */
-static const char *bench_long_to_short(const char *arg) {
+static inline const char *bench_long_to_short(const char *arg) {
   static const char *map[][2] = {
       {"--message-size", "-m"}, {"--iterations", "-i"}, {"--warmup", "-x"},
       {"--window-size", "-W"},  {"--validation", "-c"}, {"--version", "-v"},
-      {"--help", "-h"},
+      {"--help", "-h"},         {"--full", "-f"},
   };
   size_t i;
   for (i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -101,16 +119,21 @@ static const char *bench_long_to_short(const char *arg) {
  * Returns 0 to run, 1 to exit successfully (help/version printed), -1 for a bad option.
  * Only rank 0 prints.
  */
-static int bench_parse_options(int argc, char **argv, enum bench_kind kind, int rank,
-                               const char *title, struct bench_options *o) {
+static inline int bench_parse_options(int argc, char **argv, enum bench_kind kind, int rank,
+                                      const char *title, struct bench_options *o) {
   int i;
   const char *name = argv[0] ? argv[0] : "benchmark";
-  o->min_size = kind == BENCH_LATENCY ? 0 : 1;
-  o->max_size = BENCH_MAX_SIZE;
-  if (kind == BENCH_LATENCY) {
+  o->min_size = bench_kind_latency(kind) ? 0 : kind == BENCH_ALLREDUCE ? 4 : 1;
+  o->max_size = kind == BENCH_ALLREDUCE ? BENCH_COLL_MAX_SIZE : BENCH_MAX_SIZE;
+  if (bench_kind_latency(kind)) {
     o->iterations = 10000;
     o->skip = 100;
     o->iterations_large = 1000;
+    o->skip_large = 10;
+  } else if (kind == BENCH_ALLREDUCE) {
+    o->iterations = 1000;
+    o->skip = 100;
+    o->iterations_large = 100;
     o->skip_large = 10;
   } else {
     o->iterations = 100;
@@ -120,6 +143,7 @@ static int bench_parse_options(int argc, char **argv, enum bench_kind kind, int 
   }
   o->window = 64;
   o->validate = 0;
+  o->full = 0;
 
   for (i = 1; i < argc; i++) {
     const char *a = bench_long_to_short(argv[i]);
@@ -193,7 +217,7 @@ static int bench_parse_options(int argc, char **argv, enum bench_kind kind, int 
         break;
       case 'W': {
         long w;
-        if (kind == BENCH_LATENCY || !bench_parse_long(val, &w, 1) || w > 1000) {
+        if (!bench_kind_window(kind) || !bench_parse_long(val, &w, 1) || w > 1000) {
           if (rank == 0) fprintf(stderr, "%s: invalid window size '%s'\n", name, val);
           return -1;
         }
@@ -202,6 +226,13 @@ static int bench_parse_options(int argc, char **argv, enum bench_kind kind, int 
       }
       case 'c':
         o->validate = 1;
+        break;
+      case 'f':
+        if (kind != BENCH_ALLREDUCE) {
+          if (rank == 0) fprintf(stderr, "%s: unknown option '%s'\n", name, argv[i]);
+          return -1;
+        }
+        o->full = 1;
         break;
       case 'v':
         if (rank == 0) printf("# %s %s\n", title, BENCH_VERSION);
@@ -220,7 +251,7 @@ static int bench_parse_options(int argc, char **argv, enum bench_kind kind, int 
   return 0;
 }
 
-static void *bench_alloc(size_t bytes) {
+static inline void *bench_alloc(size_t bytes) {
   void *p = NULL;
   long page = sysconf(_SC_PAGESIZE);
   if (page <= 0) page = 4096;
@@ -231,7 +262,7 @@ static void *bench_alloc(size_t bytes) {
 }
 
 /* The byte at offset j of message `tag` (size, iteration, slot, sender folded into one seed). */
-static uint32_t bench_seed(size_t size, long iter, int slot, int sender) {
+static inline uint32_t bench_seed(size_t size, long iter, int slot, int sender) {
   uint32_t h = 2166136261u;
   uint32_t parts[4];
   int k;
@@ -247,12 +278,12 @@ static uint32_t bench_seed(size_t size, long iter, int slot, int sender) {
 }
 
 /* Word k of the pattern; any byte out of place, stale or missing changes some word. */
-static uint64_t bench_word(uint32_t seed, size_t k) {
+static inline uint64_t bench_word(uint32_t seed, size_t k) {
   uint64_t x = ((uint64_t)seed << 32 | seed) ^ ((uint64_t)k * 0x9E3779B97F4A7C15ull);
   return x ^ (x >> 29);
 }
 
-static void bench_fill(unsigned char *buf, size_t n, uint32_t seed) {
+static inline void bench_fill(unsigned char *buf, size_t n, uint32_t seed) {
   size_t k, words = n / 8;
   uint64_t w;
   for (k = 0; k < words; k++) {
@@ -264,7 +295,7 @@ static void bench_fill(unsigned char *buf, size_t n, uint32_t seed) {
 }
 
 /* Returns the number of wrong 8-byte words (or tail). */
-static size_t bench_check(const unsigned char *buf, size_t n, uint32_t seed) {
+static inline size_t bench_check(const unsigned char *buf, size_t n, uint32_t seed) {
   size_t k, words = n / 8, bad = 0;
   uint64_t w;
   for (k = 0; k < words; k++) {
@@ -276,13 +307,13 @@ static size_t bench_check(const unsigned char *buf, size_t n, uint32_t seed) {
   return bad;
 }
 
-static int bench_count_ok(const MPI_Status *st, size_t size) {
+static inline int bench_count_ok(const MPI_Status *st, size_t size) {
   int count = -1;
   MPI_Get_count(st, MPI_CHAR, &count);
   return count >= 0 && (size_t)count == size;
 }
 
-static void bench_print_header(const char *title, const char *column, int validate) {
+static inline void bench_print_header(const char *title, const char *column, int validate) {
   printf("# %s %s\n", title, BENCH_VERSION);
   printf("# Datatype: MPI_CHAR.\n");
   printf("%-*s%*s", BENCH_SIZE_WIDTH, "# Size", BENCH_FIELD_WIDTH, column);
@@ -291,7 +322,7 @@ static void bench_print_header(const char *title, const char *column, int valida
   fflush(stdout);
 }
 
-static void bench_print_row(size_t size, double value, int validate, int failed) {
+static inline void bench_print_row(size_t size, double value, int validate, int failed) {
   printf("%-*zu%*.*f", BENCH_SIZE_WIDTH, size, BENCH_FIELD_WIDTH, bench_precision, value);
   if (validate) printf("%*s", BENCH_FIELD_WIDTH, failed ? "Fail" : "Pass");
   printf("\n");
@@ -304,7 +335,7 @@ static void bench_print_row(size_t size, double value, int validate, int failed)
  */
 #define BENCH_TAG_SYNC 999
 
-static void bench_sync(int rank) {
+static inline void bench_sync(int rank) {
   char token = 0;
   const int peer = 1 - rank;
   if (rank == 0) {
@@ -317,7 +348,7 @@ static void bench_sync(int rank) {
 }
 
 /* Both ranks' values summed on both ranks. */
-static double bench_sum2(int rank, double mine) {
+static inline double bench_sum2(int rank, double mine) {
   double theirs = 0.0;
   const int peer = 1 - rank;
   if (rank == 0) {
@@ -330,6 +361,6 @@ static double bench_sum2(int rank, double mine) {
   return mine + theirs;
 }
 
-static size_t bench_next_size(size_t size) { return size ? size * 2 : 1; }
+static inline size_t bench_next_size(size_t size) { return size ? size * 2 : 1; }
 
 #endif
