@@ -99,11 +99,12 @@ void Context::relax() {
 
 void Context::idle() {
   Unlocked unlocked;
-  if (!pending_.empty() || !shm_) {
-    // Our own queued sends wait for a peer to drain its ring, and that peer does not ring us.
+  if (!shm_) {
     sched_yield();
     return;
   }
+  // Queued sends need no spinning either: a producer that finds a ring full marks it, and the consumer
+  // rings this doorbell once it has drained room (the device's pending() also sees the room).
   ++stats().sleeps;
   shm_->wait(sleep_max_us_);
 }

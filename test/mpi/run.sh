@@ -69,6 +69,10 @@ for np in $nps; do ok_case "pt2pt_basic.np$np" 0 "$np" -- pt2pt_basic; done
 ok_case "pt2pt_basic.eager_only" 0 4 PAMIR_SEND_PROTOCOLS=eager -- pt2pt_basic
 ok_case "pt2pt_basic.small_ring" 0 3 PAMIR_SHM_RING_SIZE=4K PAMIR_SEND_PROTOCOLS=immediate:64,eager -- pt2pt_basic
 ok_case "pt2pt_basic.no_spin" 0 4 PAMIR_SPIN_COUNT=0 -- pt2pt_basic
+# Every wait sleeps and no sleep ends on its own (60 s cap), with rings small enough to fill: a lost wakeup
+# of a receiver, or of a sender blocked on a full ring, hangs the job into the timeout.
+ok_case "pt2pt_basic.sleep_only" 0 4 PAMIR_SPIN_COUNT=0 PAMIR_SLEEP_MAX_US=60000000 PAMIR_SHM_RING_SIZE=4K -- pt2pt_basic
+ok_case "pt2pt_basic.yield" 0 4 PAMIR_YIELD_WHEN_IDLE=yes -- pt2pt_basic
 for np in 2 4; do ok_case "pt2pt_order.np$np" 0 "$np" -- pt2pt_order; done
 for np in 2 3; do ok_case "threads.np$np" 0 "$np" -- threads; done
 for prog in coll_basic comm_basic attr_basic group_basic; do
@@ -128,6 +132,14 @@ fi
 
 # One message above 2 GiB (normal build only).
 if [ "$quick" != 1 ]; then ok_case big 0 2 -- big; fi
+
+# --- threads (helper) ---
+# MPI_THREAD_MULTIPLE with user callbacks: attribute copy/delete callbacks and error handlers run with the
+# library lock released (each waits, bounded, for another thread's MPI call to complete inside it).
+if has threads_callbacks; then
+  for np in $nps; do ok_case "threads_callbacks.np$np" 0 "$np" -- threads_callbacks; done
+fi
+# --- end threads (helper) ---
 
 # --- pt2pt_more (helper) ---
 # Sendrecv_replace, cancel, Request_get_status, the _c variants, every predefined C datatype, truncation
