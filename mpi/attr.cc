@@ -9,6 +9,14 @@
 // called. Delete callbacks run in the reverse order in which the attributes were set (what MPI requires
 // for MPI_COMM_SELF at MPI_Finalize, and a sensible order everywhere else).
 //
+// Copy and delete callbacks run with the library lock released: they may call MPI, on the same
+// communicator too, and may wait for another thread's MPI call. So the code around a callback copies
+// what it uses first, holds references on the keyval and the communicator while unlocked, and looks the
+// attribute up again afterwards. An attribute whose delete callback is running is marked (Attr::deleting):
+// another deletion of it (the callback's own MPI_Comm_delete_attr, a set that replaces it, MPI_Comm_free,
+// or another thread) leaves it to the running one, so no value is deleted twice; and the running one
+// removes it only if it still holds the value deleted (Attr::seq), so a value set meanwhile stays.
+//
 // The predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE,
 // MPI_APPNUM, MPI_LASTUSEDCODE) belong to MPI_COMM_WORLD; they are answered on every communicator, as
 // MPICH does, since libraries commonly ask their own duplicate for MPI_TAG_UB. Their value is a
@@ -33,13 +41,6 @@ struct Keyvals {
 Keyvals &keyvals() {
   static auto *k = new Keyvals;
   return *k;
-}
-
-// Each attribute's set order, kept beside the value: attrs maps keyval -> Attr; the order lives in a
-// parallel map so that Attr stays {keyval, value}.
-std::map<std::pair<const Comm *, int>, uint64_t> &set_order() {
-  static auto *m = new std::map<std::pair<const Comm *, int>, uint64_t>;
-  return *m;
 }
 
 MPI_Comm comm_handle(Comm *c) {
@@ -104,42 +105,70 @@ int callback_failed(Comm *c, const char *fn, const char *which, int keyval, int 
                keyval, rc);
 }
 
-// Runs the delete callback of attribute `id` of c; MPI_SUCCESS or the callback's error (not raised).
-int run_delete(Comm *c, int id, const Attr &a) {
-  MPI_Comm_delete_attr_function *del = a.keyval->del;
-  if (del == MPI_COMM_NULL_DELETE_FN) return MPI_SUCCESS;
-  return del(comm_handle(c), id, a.value, a.keyval->extra_state);
+// A reference on c while a callback runs unlocked: the callback or another thread may free c meanwhile,
+// and the code after the callback still reads c's attributes.
+void comm_hold(Comm *c) {
+  if (!c->predefined) ++c->refs;
 }
 
-// Removes attribute `id` from c after its delete callback succeeded.
+// Removes attribute `id` from c (its delete callback done or not wanted).
 void drop(Comm *c, int id) {
   auto it = c->attrs.find(id);
   if (it == c->attrs.end()) return;
   Keyval *k = it->second.keyval;
   c->attrs.erase(it);
-  set_order().erase({c, id});
   keyval_release(k);
+}
+
+// Runs the delete callback of c's attribute `id`, unlocked, unless the attribute is absent or its
+// deletion is already running; then, when the callback succeeded, `remove` is set and the attribute
+// still holds the value deleted, removes it. Returns MPI_SUCCESS or the callback's error, raised as an
+// error of `fn` unless fn is null.
+int delete_value(Comm *c, int id, bool remove, const char *fn) {
+  auto it = c->attrs.find(id);
+  if (it == c->attrs.end() || it->second.deleting) return MPI_SUCCESS;
+  const Attr a = it->second;
+  MPI_Comm_delete_attr_function *del = a.keyval->del;
+  if (del == MPI_COMM_NULL_DELETE_FN) {
+    if (remove) drop(c, id);
+    return MPI_SUCCESS;
+  }
+  it->second.deleting = true;
+  ++a.keyval->refs;  // the callback may free the keyval, and the attribute may go meanwhile
+  comm_hold(c);
+  const MPI_Comm h = comm_handle(c);
+  void *extra = a.keyval->extra_state;
+  int rc;
+  {
+    Unlocked unlocked;
+    rc = del(h, id, a.value, extra);
+  }
+  it = c->attrs.find(id);
+  if (it != c->attrs.end() && it->second.seq == a.seq) {
+    it->second.deleting = false;
+    if (rc == MPI_SUCCESS && remove) drop(c, id);
+  }
+  if (rc != MPI_SUCCESS && fn) rc = callback_failed(c, fn, "delete", id, rc);
+  keyval_release(a.keyval);
+  comm_release(c);
+  return rc;
 }
 
 // Deletes one attribute, callback first. Returns MPI_SUCCESS or the raised error.
 int delete_one(Comm *c, int id, const char *fn) {
-  auto it = c->attrs.find(id);
-  if (it == c->attrs.end()) return MPI_SUCCESS;
-  Attr a = it->second;
-  if (int rc = run_delete(c, id, a)) return callback_failed(c, fn, "delete", id, rc);
-  drop(c, id);
-  return MPI_SUCCESS;
+  return delete_value(c, id, true, fn);
 }
 
 void store(Comm *c, int id, Keyval *k, void *value) {
   auto it = c->attrs.find(id);
   if (it == c->attrs.end()) {
     ++k->refs;
-    c->attrs.emplace(id, Attr{k, value});
-  } else {
-    it->second.value = value;
+    it = c->attrs.emplace(id, Attr{k, value}).first;
   }
-  set_order()[{c, id}] = ++keyvals().seq;
+  // A new value: a deletion of the old one still running leaves it alone.
+  it->second.value = value;
+  it->second.seq = ++keyvals().seq;
+  it->second.deleting = false;
 }
 
 // Live user keyval with integer k, or nullptr.
@@ -182,14 +211,24 @@ int set_attr(const char *fn_, MPI_Comm comm, int keyval, void *value) {
   PAMIR_CHECK(c, !predefined_keyval(keyval), MPI_ERR_KEYVAL, "predefined attribute %d cannot be set", keyval);
   Keyval *k = keyval_of(keyval);
   PAMIR_CHECK(c, k, MPI_ERR_KEYVAL, "%d is not a valid keyval", keyval);
-  auto it = c->attrs.find(keyval);
-  if (it != c->attrs.end()) {
-    // Replacing a value deletes the old one first (MPI 4.1 §7.7.2).
-    Attr old = it->second;
-    if (int rc = run_delete(c, keyval, old)) return callback_failed(c, fn_, "delete", keyval, rc);
+  // Replacing a value deletes the old one first (MPI 4.1 §7.7.2). That callback runs unlocked, so a value
+  // set meanwhile (by the callback or another thread) is an old value too, deleted in turn; one whose
+  // deletion runs elsewhere is that deletion's. k and c are held for the store after the callbacks.
+  ++k->refs;
+  comm_hold(c);
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    auto it = c->attrs.find(keyval);
+    if (it == c->attrs.end() || it->second.deleting) break;
+    const uint64_t seq = it->second.seq;
+    if ((rc = delete_value(c, keyval, false, fn_)) != MPI_SUCCESS) break;
+    it = c->attrs.find(keyval);
+    if (it == c->attrs.end() || it->second.seq == seq) break;
   }
-  store(c, keyval, k, value);
-  return MPI_SUCCESS;
+  if (rc == MPI_SUCCESS) store(c, keyval, k, value);
+  keyval_release(k);
+  comm_release(c);
+  return rc;
 }
 
 int get_attr(const char *fn_, MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
@@ -218,52 +257,69 @@ int delete_attr(const char *fn_, MPI_Comm comm, int keyval) {
 }  // namespace
 
 int attrs_copy(Comm *from, Comm *to, const char *fn) {
-  // Callbacks may call MPI (even change from's attributes): work from a snapshot of the keys.
+  // Copy callbacks run unlocked and may change from's attributes, as may another thread: work from a
+  // snapshot of the keys and look each up again. `to` is not visible to the user yet.
   std::vector<int> ids;
   for (const auto &kv : from->attrs) ids.push_back(kv.first);
+  comm_hold(from);
+  int rc = MPI_SUCCESS, failed_id = 0;
   for (int id : ids) {
     auto it = from->attrs.find(id);
-    if (it == from->attrs.end()) continue;
-    Attr a = it->second;
+    // A value being deleted is not copied: that deletion comes first.
+    if (it == from->attrs.end() || it->second.deleting) continue;
+    const Attr a = it->second;
     MPI_Comm_copy_attr_function *copy = a.keyval->copy;
     if (copy == MPI_COMM_NULL_COPY_FN) continue;
     void *out = a.value;
     int flag = 1;
+    Keyval *k = a.keyval;
+    ++k->refs;  // the callback may free the keyval; the copy still uses it
     if (copy != MPI_COMM_DUP_FN) {
       out = nullptr;
       flag = 0;
-      if (int rc = copy(comm_handle(from), id, a.keyval->extra_state, a.value, &out, &flag)) {
-        // The duplicate fails: what was copied so far is deleted again (errors of that ignored).
-        while (!to->attrs.empty()) {
-          int k = to->attrs.begin()->first;
-          (void)run_delete(to, k, to->attrs.begin()->second);
-          drop(to, k);
-        }
-        return callback_failed(from, fn, "copy", id, rc);
-      }
+      const MPI_Comm h = comm_handle(from);
+      void *extra = k->extra_state;
+      Unlocked unlocked;
+      rc = copy(h, id, extra, a.value, &out, &flag);
     }
-    if (flag) store(to, id, a.keyval, out);
+    if (rc == MPI_SUCCESS && flag) store(to, id, k, out);
+    keyval_release(k);
+    if (rc != MPI_SUCCESS) {
+      failed_id = id;
+      break;
+    }
   }
-  return MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) {
+    // The duplicate fails: what was copied so far is deleted again (errors of that ignored).
+    while (!to->attrs.empty()) {
+      const int id = to->attrs.begin()->first;
+      (void)delete_value(to, id, true, nullptr);
+      drop(to, id);
+    }
+    rc = callback_failed(from, fn, "copy", failed_id, rc);
+  }
+  comm_release(from);
+  return rc;
 }
 
 int attrs_delete_all(Comm *c, const char *fn) {
-  auto &order = set_order();
-  while (!c->attrs.empty()) {
-    // The most recently set first.
-    int last = c->attrs.begin()->first;
-    uint64_t best = 0;
-    for (const auto &kv : c->attrs) {
-      auto o = order.find({c, kv.first});
-      uint64_t s = o == order.end() ? 0 : o->second;
-      if (s >= best) {
-        best = s;
-        last = kv.first;
+  for (;;) {
+    // The most recently set first; one whose deletion runs elsewhere is left to it.
+    const Attr *last = nullptr;
+    int id = 0;
+    for (const auto &kv : c->attrs)
+      if (!kv.second.deleting && (!last || kv.second.seq > last->seq)) {
+        last = &kv.second;
+        id = kv.first;
       }
-    }
-    if (int rc = delete_one(c, last, fn)) return rc;
+    if (!last) return MPI_SUCCESS;
+    if (int rc = delete_value(c, id, true, fn)) return rc;
   }
-  return MPI_SUCCESS;
+}
+
+void attrs_forget(Comm *c) {
+  for (auto &kv : c->attrs) keyval_release(kv.second.keyval);
+  c->attrs.clear();
 }
 
 }  // namespace pamir::mpi

@@ -363,7 +363,7 @@ void comm_release(Comm *c) {
   release(c->errhandler);
   c->errhandler = nullptr;
   context_id_free(c->ctx);
-  c->attrs.clear();
+  attrs_forget(c);
   c->hints.clear();
   c->name.clear();
   pool<Comm>().destroy(c);

@@ -40,6 +40,11 @@ struct Keyval : Object {
 struct Attr {
   Keyval *keyval;
   void *value;
+  // When the value was set (a counter over all attributes): the delete order, and how a deletion whose
+  // callback ran unlocked tells afterwards whether the value it deleted was replaced meanwhile.
+  uint64_t seq = 0;
+  // The value's delete callback is running (unlocked): no other deletion runs it again.
+  bool deleting = false;
 };
 
 struct Comm : Object {
@@ -50,7 +55,7 @@ struct Comm : Object {
   int size = 0;
   uint16_t ctx = 0;  // point-to-point context id (even); the collective context is ctx + 1
   Errhandler *errhandler = nullptr;
-  std::map<int, Attr> attrs;  // keyval id -> value, in creation order of keyvals
+  std::map<int, Attr> attrs;                               // keyval id -> value, in creation order of keyvals
   std::vector<std::pair<std::string, std::string>> hints;  // MPI_Comm_set_info
   std::string name;
   // Per-communicator state of the collectives (tags of nonblocking operations, cached masks later).
@@ -77,8 +82,11 @@ void context_id_free(uint16_t ctx);
 int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn);
 void comm_release(Comm *c);
 
-// Attributes: copy on dup, delete on free (MPI_COMM_SELF's first at finalize).
+// Attributes: copy on dup, delete on free (MPI_COMM_SELF's first at finalize). The user callbacks run
+// with the library lock released.
 int attrs_copy(Comm *from, Comm *to, const char *fn);
 int attrs_delete_all(Comm *c, const char *fn);
+// Drops what c still caches without callbacks (c is being destroyed), giving the keyvals back.
+void attrs_forget(Comm *c);
 
 }  // namespace pamir::mpi

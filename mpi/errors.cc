@@ -169,7 +169,9 @@ int make_code(int cls, std::string text) {
   int world_rank = int(context().task());
   std::fprintf(stderr, "Pamir: rank %d: %s\n", world_rank, text.c_str());
   std::fprintf(stderr, "Pamir: rank %d: the error handler of %s is %s: ending the job\n", world_rank,
-               comm == comm_world() ? "MPI_COMM_WORLD" : comm == comm_self() ? "MPI_COMM_SELF" : "the communicator",
+               comm == comm_world()  ? "MPI_COMM_WORLD"
+               : comm == comm_self() ? "MPI_COMM_SELF"
+                                     : "the communicator",
                abort_job ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
   int cls = error_class(code);
   context().boot().abort(cls > 0 && cls < 256 ? cls : 1, text.c_str());
@@ -177,8 +179,12 @@ int make_code(int cls, std::string text) {
 
 }  // namespace
 
-Errhandler *errhandler_fatal() { return &eh_fatal; }
-Errhandler *errhandler_return() { return &eh_return; }
+Errhandler *errhandler_fatal() {
+  return &eh_fatal;
+}
+Errhandler *errhandler_return() {
+  return &eh_return;
+}
 
 const char *class_name(int cls) {
   const ClassText *c = find_class(cls);
@@ -222,7 +228,12 @@ int raise_code(Comm *comm, int code) {
       if (comm == comm_world()) h = MPI_COMM_WORLD;
       if (comm == comm_self()) h = MPI_COMM_SELF;
       int c = code;
-      eh->comm_fn(&h, &c);
+      // The handler runs unlocked (it may call MPI, or wait for another thread's MPI call), so nothing
+      // of the library is read here after it: meanwhile another thread may replace comm's handler and
+      // free eh, or the handler may free comm.
+      MPI_Comm_errhandler_function *fn = eh->comm_fn;
+      Unlocked unlocked;
+      fn(&h, &c);
       return code;
     }
   }
@@ -282,7 +293,9 @@ int add_error_string(int code, const char *text) {
   return MPI_ERR_ARG;
 }
 
-int last_used_code() { return next_user - 1; }
+int last_used_code() {
+  return next_user - 1;
+}
 
 }  // namespace pamir::mpi
 
@@ -293,5 +306,6 @@ extern "C" int pamir_unsupported(const char *name, MPI_Comm comm) {
   if (!usable()) return MPI_ERR_UNSUPPORTED_OPERATION;
   pamir::CallGuard guard_;
   Comm *c = comm == MPI_COMM_NULL ? nullptr : lookup<Comm>(comm);
-  return raise(c, name, MPI_ERR_UNSUPPORTED_OPERATION, "not implemented by Pamir yet (pamir_info lists them)");
+  return raise(c, name, MPI_ERR_UNSUPPORTED_OPERATION,
+               "not implemented by Pamir yet (pamir_info lists them)");
 }

@@ -25,8 +25,10 @@ Errhandler *errhandler_return();
 
 // Makes a detailed code of class `cls` with the text "<fn>: <reason>" and raises it on `comm`'s error
 // handler (MPI_COMM_SELF's when comm is null, as the standard says for errors not tied to an object).
-// Returns the code to hand back to the user (when the handler returns).
-[[gnu::cold]] [[gnu::format(printf, 4, 5)]] int raise(Comm *comm, const char *fn, int cls, const char *fmt, ...);
+// Returns the code to hand back to the user (when the handler returns). A user handler runs with the
+// library lock released, so what the caller read before raising may have changed when it returns.
+[[gnu::cold]] [[gnu::format(printf, 4, 5)]] int raise(Comm *comm, const char *fn, int cls, const char *fmt,
+                                                      ...);
 // Raises an existing code (for example the class of a failed request) on comm's handler.
 [[gnu::cold]] int raise_code(Comm *comm, int code);
 

@@ -1,6 +1,8 @@
-// The library lock under MPI_THREAD_MULTIPLE: one recursive lock around the library, so a user callback
-// (error handler, reduction, attribute copy) may call MPI again from the same thread. Under
-// MPI_THREAD_SINGLE/FUNNELED/SERIALIZED it is never taken, so the per-message path has none.
+// The library lock under MPI_THREAD_MULTIPLE: one recursive lock around the library. User callbacks
+// (error handlers, reductions, attribute copy/delete functions) run with it released (Unlocked), since
+// they may call MPI and may wait for another thread's MPI call; the code around them copies what it
+// needs first and checks it again after. Under MPI_THREAD_SINGLE/FUNNELED/SERIALIZED it is never
+// taken, so the per-message path has none.
 #pragma once
 
 #include <mutex>
@@ -13,7 +15,9 @@ struct LibraryLock {
 };
 
 inline LibraryLock g_library_lock;
-inline LibraryLock &library_lock() { return g_library_lock; }
+inline LibraryLock &library_lock() {
+  return g_library_lock;
+}
 extern thread_local int lock_depth;
 
 // Taken at the entry of every MPI call that touches shared state.
@@ -40,14 +44,19 @@ class CallGuard {
   bool held_ = false;
 };
 
-// Drops the lock entirely while a blocking call sleeps, so other threads can make progress.
+// Drops the lock entirely while a blocking call sleeps or a user callback runs, so other threads can
+// make progress. The thread's depth goes to 0 meanwhile: a callback that calls MPI takes the lock afresh,
+// and an Unlocked nested in that call then releases only what that call took, not the outer holds this
+// one already gave up (which would unlock a mutex the thread does not own).
 class Unlocked {
  public:
   Unlocked() : depth_(library_lock().enabled ? lock_depth : 0) {
+    lock_depth -= depth_;
     for (int i = 0; i < depth_; ++i) library_lock().mutex.unlock();
   }
   ~Unlocked() {
     for (int i = 0; i < depth_; ++i) library_lock().mutex.lock();
+    lock_depth += depth_;
   }
   Unlocked(const Unlocked &) = delete;
   Unlocked &operator=(const Unlocked &) = delete;

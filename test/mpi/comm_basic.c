@@ -625,11 +625,17 @@ static void exhaustion(void) {
   MPI_Comm *all = malloc(sizeof(MPI_Comm) * PAIRS);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   int made = 0, rc = MPI_SUCCESS;
-  while (made < PAIRS + 1 && (rc = MPI_Comm_dup(MPI_COMM_SELF, &all[made < PAIRS ? made : 0])) == MPI_SUCCESS)
-    ++made;
-  CHECK(made == PAIRS && err_class(rc) == MPI_ERR_OTHER, "made %d communicators, then class %d", made,
-        err_class(rc));
-  for (int i = 0; i < made && i < PAIRS; ++i) MPI_Comm_free(&all[i]);
+  while (made < PAIRS && (rc = MPI_Comm_dup(MPI_COMM_SELF, &all[made])) == MPI_SUCCESS) ++made;
+  /* The creation expected to fail gets an output handle of its own: a failing MPI_Comm_dup sets it to
+   * MPI_COMM_NULL, which would lose a live communicator stored there (all[0] once was, and leaked). */
+  MPI_Comm extra = MPI_COMM_SELF;
+  if (made == PAIRS) rc = MPI_Comm_dup(MPI_COMM_SELF, &extra);
+  CHECK(made == PAIRS && err_class(rc) == MPI_ERR_OTHER && extra == MPI_COMM_NULL,
+        "made %d communicators, then class %d", made, err_class(rc));
+  if (rc == MPI_SUCCESS) MPI_Comm_free(&extra);
+  int free_errors = 0;
+  for (int i = 0; i < made; ++i) free_errors += MPI_Comm_free(&all[i]) != MPI_SUCCESS;
+  CHECK(free_errors == 0, "%d of %d communicators could not be freed", free_errors, made);
   MPI_Comm again;
   rc = MPI_Comm_dup(MPI_COMM_SELF, &again);
   CHECK(rc == MPI_SUCCESS, "a creation after freeing them all: class %d", err_class(rc));
