@@ -76,8 +76,8 @@ int to_int(H h, Kind kind, H null_handle) {
   ::pamir::CallGuard guard_;
   const uintptr_t v = value_of(h);
   if (v < kPredefinedLimit) return int(v);
-  Object *o = reinterpret_cast<Object *>(h);
-  if (o->magic != uint32_t(kind)) return int(value_of(null_handle));
+  if (!handle_live(v, uint32_t(kind))) return int(value_of(null_handle));
+  Object *o = object_at(v);
   return object_to_int(kind, o, &o->int_handle);
 }
 
@@ -87,7 +87,7 @@ H from_int(int v, Kind kind, H null_handle) {
   if (v < 0) return null_handle;
   if (uintptr_t(v) < kPredefinedLimit) return reinterpret_cast<H>(uintptr_t(v));
   void *o = object_from_int(kind, v);
-  return o ? reinterpret_cast<H>(o) : null_handle;
+  return o ? reinterpret_cast<H>(handle_value(static_cast<Object *>(o))) : null_handle;
 }
 
 // Kinds with no user objects yet (files, sessions, windows): only the predefined handles have

@@ -35,12 +35,12 @@ const Predef kPredefined[] = {
 };
 constexpr size_t kNumPredefined = sizeof(kPredefined) / sizeof(kPredefined[0]);
 
-// The handle of a datatype object: its address, or for a predefined one its small integer.
+// The handle of a datatype object: its address and generation, or for a predefined one its small integer.
 MPI_Datatype handle_of_type(const Datatype *t) {
   if (t->predefined)
     for (uintptr_t v = 0; v < kPredefinedLimit; ++v)
       if (predefined_slot<Datatype>(v) == t) return reinterpret_cast<MPI_Datatype>(v);
-  return reinterpret_cast<MPI_Datatype>(const_cast<Datatype *>(t));
+  return handle_of<MPI_Datatype>(const_cast<Datatype *>(t));
 }
 
 // coll::Reduction::apply for a user function: inout[i] = in[i] op inout[i], in chunks of at most

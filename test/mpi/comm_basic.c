@@ -579,6 +579,21 @@ static void errors(void) {
   MPI_Comm_free(&d);
   rc = MPI_Comm_rank(keep, &r);
   CHECK(err_class(rc) == MPI_ERR_COMM, "a freed communicator: class %d", err_class(rc));
+  /* Long after: enough communicators made and freed since that its memory holds another one now. The
+   * stale handle must still be refused, never taken for the newer communicator. */
+  for (int i = 0; i < 300; ++i) {
+    MPI_Comm t;
+    MPI_Comm_dup(MPI_COMM_SELF, &t);
+    rc = MPI_Comm_rank(keep, &r);
+    if (err_class(rc) != MPI_ERR_COMM) break;
+    MPI_Comm_free(&t);
+  }
+  CHECK(err_class(rc) == MPI_ERR_COMM, "a freed communicator after its memory was reused: class %d",
+        err_class(rc));
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  CHECK(strstr(text, "freed") != NULL, "the reason names a freed communicator: %s", text);
   rc = MPI_Comm_size(MPI_COMM_NULL, &r);
   CHECK(err_class(rc) == MPI_ERR_COMM, "MPI_COMM_NULL: class %d", err_class(rc));
   MPI_Comm w = MPI_COMM_WORLD;

@@ -85,12 +85,39 @@ TEST(ObjectPool, FreedObjectsAreDetectedAndReusedOnlyAfterTheGraveyardFills) {
     if (x == g) {
       reused = true;
       EXPECT_GE(freed_after, ObjectPool<Group>::kKeepDead);
-      EXPECT_EQ(lookup<Group>(h), g);  // alive again, as a new group
+      // The memory holds a new group of a later generation: the new handle names it, the stale one
+      // is still reported as freed rather than taken for the new group.
+      EXPECT_EQ(lookup<Group>(handle(x)), x);
+      EXPECT_NE(handle(x), h);
+      EXPECT_EQ(lookup<Group>(h), nullptr);
+      EXPECT_TRUE(is_freed<Group>(h));
     }
     release(x);
     ++freed_after;
   }
   EXPECT_TRUE(reused);
+}
+
+TEST(ObjectPool, GenerationsTellEveryReuseApart) {
+  // One slot reused many times: each handle it ever had is refused once the next object took it.
+  Group *first = group_make({9});
+  std::vector<MPI_Group> old;
+  old.push_back(handle(first));
+  release(first);
+  for (int i = 0; i < 20 * int(ObjectPool<Group>::kKeepDead); ++i) {
+    Group *x = group_make({uint32_t(i)});
+    if (x == first) {
+      for (MPI_Group o : old) EXPECT_EQ(lookup<Group>(o), nullptr);
+      old.push_back(handle(x));
+    }
+    EXPECT_EQ(lookup<Group>(handle(x)), x);
+    release(x);
+  }
+  EXPECT_GE(old.size(), 3u);  // the slot came back at least twice
+  for (MPI_Group o : old) {
+    EXPECT_EQ(lookup<Group>(o), nullptr);
+    EXPECT_TRUE(is_freed<Group>(o));
+  }
 }
 
 TEST(ObjectPool, ReferenceCountsKeepObjectsAlive) {
