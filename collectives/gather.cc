@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "collectives/coll.h"
+#include "collectives/scratch.h"
 #include "pami/request.h"
 
 namespace pamir::coll {
@@ -18,24 +19,6 @@ namespace pamir::coll {
 namespace {
 
 constexpr int kTag = 5;
-
-// A temporary buffer: inline up to kInline bytes, else from the heap.
-class Scratch {
- public:
-  static constexpr size_t kInline = 4096;
-  explicit Scratch(size_t bytes)
-      : p_(bytes <= kInline ? inline_ : static_cast<unsigned char *>(std::malloc(bytes))) {}
-  ~Scratch() {
-    if (p_ != inline_) std::free(p_);
-  }
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  unsigned char *get() const { return p_; }
-
- private:
-  alignas(64) unsigned char inline_[kInline];
-  unsigned char *p_;
-};
 
 }  // namespace
 

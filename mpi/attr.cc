@@ -43,11 +43,6 @@ Keyvals &keyvals() {
   return *k;
 }
 
-MPI_Comm comm_handle(Comm *c) {
-  if (c == comm_world()) return MPI_COMM_WORLD;
-  if (c == comm_self()) return MPI_COMM_SELF;
-  return handle_of<MPI_Comm>(c);
-}
 
 bool predefined_keyval(int k) {
   switch (k) {

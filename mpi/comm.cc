@@ -53,11 +53,6 @@ Comm g_self{};
   return true;
 }();
 
-MPI_Comm comm_handle(Comm *c) {
-  if (c == &g_world) return MPI_COMM_WORLD;
-  if (c == &g_self) return MPI_COMM_SELF;
-  return c ? handle_of<MPI_Comm>(c) : MPI_COMM_NULL;
-}
 MPI_Group group_handle(Group *g) {
   return g == group_empty() ? MPI_GROUP_EMPTY : handle_of<MPI_Group>(g);
 }
@@ -286,6 +281,12 @@ bool on_this_node(uint32_t task) {
 }
 
 }  // namespace
+
+MPI_Comm comm_handle(Comm *c) {
+  if (c == &g_world) return MPI_COMM_WORLD;
+  if (c == &g_self) return MPI_COMM_SELF;
+  return c ? handle_of<MPI_Comm>(c) : MPI_COMM_NULL;
+}
 
 // --- the library's internal interface (mpi/comm.h) -------------------------------------------------
 

@@ -67,6 +67,8 @@ struct Comm : Object {
 
 Comm *comm_world();
 Comm *comm_self();
+// The handle of a communicator: the predefined ones' standard values, MPI_COMM_NULL for nullptr.
+MPI_Comm comm_handle(Comm *c);
 
 // Builds MPI_COMM_WORLD and MPI_COMM_SELF at MPI_Init; frees user objects at MPI_Finalize.
 void comms_init();

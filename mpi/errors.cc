@@ -224,9 +224,7 @@ int raise_code(Comm *comm, int code) {
     case Errhandler::Type::abort:
       die(comm, code, true);
     case Errhandler::Type::comm_fn: {
-      MPI_Comm h = handle_of<MPI_Comm>(comm);
-      if (comm == comm_world()) h = MPI_COMM_WORLD;
-      if (comm == comm_self()) h = MPI_COMM_SELF;
+      MPI_Comm h = comm_handle(comm);
       int c = code;
       // The handler runs unlocked (it may call MPI, or wait for another thread's MPI call), so nothing
       // of the library is read here after it: meanwhile another thread may replace comm's handler and
