@@ -26,8 +26,9 @@ int Context::init(std::string &why) {
     return 1;
   }
   peers_ = std::vector<Peer>(ntasks_);
-  if (!parse_send_table(config::send_protocols.value.c_str(), send_table_, why)) {
-    why = "PAMIR_SEND_PROTOCOLS: " + why;
+  if (!parse_send_table(config::send_protocols.value.c_str(), send_table_, why) ||
+      !check_send_table(send_table_, immediate_limit(), immediate_limit_why(), why)) {
+    why = "PAMIR_SEND_PROTOCOLS=\"" + config::send_protocols.value + "\" is not valid: " + why;
     return 1;
   }
   spin_ = unsigned(config::spin_count.number);
@@ -69,14 +70,18 @@ int Context::init(std::string &why) {
       return 1;
     }
   }
-  immediate_end_ = 0;
-  if (send_table_.protos[0] == SendProtocol::immediate) {
-    uint64_t max = send_table_.bounds[0];
-    if (shm_) max = std::min<uint64_t>(max, shm_->max_payload(sizeof(MsgHeader)));
-    immediate_end_ = max == UINT64_MAX ? max : max + 1;
-  }
+  // check_send_table() bounded every immediate range by one packet, so bounds[0] + 1 cannot overflow.
+  immediate_end_ = send_table_.protos[0] == SendProtocol::immediate ? send_table_.bounds[0] + 1 : 0;
   initialized_ = true;
   return 0;
+}
+
+uint64_t Context::immediate_limit() {
+  return dev::ShmDevice::payload_limit(size_t(config::shm_ring_size.number), sizeof(MsgHeader));
+}
+
+std::string Context::immediate_limit_why() {
+  return "shm packets with PAMIR_SHM_RING_SIZE=" + config::shm_ring_size.value;
 }
 
 void Context::finalize() {

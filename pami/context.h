@@ -29,6 +29,11 @@ class Context {
   // Sends everything still queued, shuts the devices down, leaves PMIx.
   void finalize();
 
+  // The largest immediate message the configured devices carry in one packet, and where that limit comes
+  // from; what PAMIR_SEND_PROTOCOLS is checked against (also by pamir_info, before any device exists).
+  static uint64_t immediate_limit();
+  static std::string immediate_limit_why();
+
   Bootstrap &boot() { return boot_; }
   uint32_t task() const { return self_; }
   uint32_t ntasks() const { return ntasks_; }

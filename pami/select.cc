@@ -9,7 +9,9 @@ namespace pamir {
 static const char *const protocol_names[] = {"immediate", "eager"};
 static_assert(sizeof(protocol_names) / sizeof(protocol_names[0]) == size_t(SendProtocol::count_));
 
-const char *protocol_name(SendProtocol p) { return protocol_names[unsigned(p)]; }
+const char *protocol_name(SendProtocol p) {
+  return protocol_names[unsigned(p)];
+}
 
 bool parse_send_table(const char *text, SendTable &out, std::string &why) {
   SendTable t;
@@ -83,6 +85,19 @@ std::string format_send_table(const SendTable &t) {
     lo = t.bounds[k] + 1;
   }
   return s;
+}
+
+bool check_send_table(const SendTable &t, uint64_t immediate_limit, const std::string &limit_why,
+                      std::string &why) {
+  for (unsigned k = 0; k < t.ranges; ++k) {
+    if (t.protos[k] != SendProtocol::immediate || t.bounds[k] <= immediate_limit) continue;
+    why = t.bounds[k] == UINT64_MAX
+              ? std::string("immediate cannot be the last, unbounded range")
+              : "immediate:" + std::to_string(t.bounds[k]) + " does not fit in one packet";
+    why += ": a packet carries at most " + std::to_string(immediate_limit) + " bytes (" + limit_why + ")";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace pamir

@@ -39,4 +39,11 @@ using SendTable = SizeTable<SendProtocol>;
 bool parse_send_table(const char *text, SendTable &out, std::string &why);
 std::string format_send_table(const SendTable &t);
 
+// Whether the devices can serve every range of a parsed table: an immediate range must fit in one
+// packet (`immediate_limit` payload bytes), so it cannot be the last, unbounded range either. `limit_why`
+// says where the limit comes from (e.g. "shm packets with PAMIR_SHM_RING_SIZE=64K"). Returns false with
+// the bad part in `why`.
+bool check_send_table(const SendTable &t, uint64_t immediate_limit, const std::string &limit_why,
+                      std::string &why);
+
 }  // namespace pamir

@@ -10,6 +10,7 @@
 
 #include "mpi.h"
 #include "pami/config.h"
+#include "pami/context.h"
 #include "pami/select.h"
 
 namespace pamir::abi {
@@ -94,14 +95,19 @@ bool print_protocols() {
   const Setting &s = pamir::config::send_protocols;
   pamir::SendTable table;
   std::string why;
-  if (!pamir::parse_send_table(s.value.c_str(), table, why)) {
+  if (!pamir::parse_send_table(s.value.c_str(), table, why) ||
+      !pamir::check_send_table(table, pamir::Context::immediate_limit(),
+                               pamir::Context::immediate_limit_why(), why)) {
     std::fprintf(stderr, "pamir_info: %s=\"%s\" is not valid: %s\n", s.name, s.value.c_str(), why.c_str());
     return false;
   }
   section();
   std::printf("Send protocols by message size in bytes (%s=%s%s)\n", s.name, s.value.c_str(),
               s.from_env ? ", from the environment" : ", the default");
-  std::printf("  %s\n", pamir::format_send_table(table).c_str());
+  std::printf("  shm    %s\n", pamir::format_send_table(table).c_str());
+  std::printf("         (immediate carries at most %llu bytes: %s)\n",
+              (unsigned long long)pamir::Context::immediate_limit(),
+              pamir::Context::immediate_limit_why().c_str());
   return true;
 }
 

@@ -123,10 +123,7 @@ uint32_t ShmDevice::local_index(uint32_t task) const noexcept {
   return it != tasks_.end() && *it == task ? static_cast<uint32_t>(it - tasks_.begin()) : kNone;
 }
 
-size_t ShmDevice::max_payload(uint32_t hdr_len) const noexcept {
-  if (hdr_len > kMaxHeader) return 0;
-  return max_packet_ - shm::ring_payload_offset(hdr_len);
-}
+size_t ShmDevice::max_payload(uint32_t hdr_len) const noexcept { return payload_limit(ring_bytes_, hdr_len); }
 
 void ShmDevice::fail(const std::string &msg) noexcept {
   if (fatal_) fatal_(msg);

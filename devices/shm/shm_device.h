@@ -58,6 +58,11 @@ class ShmDevice final : public Device {
   // Attaches to the node segment (see above). Returns nullptr with a reason on failure; the caller must
   // then end the job, since peers may be waiting in the barrier.
   static std::unique_ptr<ShmDevice> create(const ShmParams &params, std::string &why);
+  // Payload bytes one packet carries next to a header of hdr_len bytes with rings of ring_bytes: what
+  // max_payload() of such a device returns, known before any device exists (protocol-table checks).
+  static size_t payload_limit(size_t ring_bytes, uint32_t hdr_len) noexcept {
+    return hdr_len > kMaxHeader ? 0 : shm::ring_max_packet(ring_bytes) - shm::ring_payload_offset(hdr_len);
+  }
   ~ShmDevice() override;
 
   const char *name() const noexcept override { return "shm"; }

@@ -184,5 +184,41 @@ else
 fi
 # --- end pt2pt_more (helper) ---
 
+# --- send table (seed 000) ---
+# PAMIR_STATS around the bounds: the eager counts and bytes are exact (with an immediate first range the
+# library's own collectives send only small immediates). The packet limit comes from pamir_info, so the test
+# follows PAMIR_SHM_RING_SIZE's default.
+if has sizes; then
+  stats_case() {  # NAME TABLE "EXPECTED eager line" SIZES...
+    local name=$1 table=$2 want=$3
+    shift 3
+    if run "$name" 0 2 PAMIR_STATS=1 PAMIR_SEND_PROTOCOLS="$table" -- sizes "$@"; then
+      if grep -q "rank 0 send.eager $want\$" "$work/$name.err"; then
+        pass "$name ($table: eager $want)"
+      else
+        fail "$name" "want 'send.eager $want', got: $(grep 'rank 0 send\.' "$work/$name.err" | tr '\n' '|')"
+      fi
+    fi
+  }
+  stats_case stats.bounds immediate:100,eager:1000,eager "4 messages 3101 bytes" 0 1 100 101 999 1000 1001
+  limit=$("$prefix/bin/pamir_info" | sed -n 's/.*immediate carries at most \([0-9]*\) bytes.*/\1/p')
+  if [ -n "$limit" ]; then
+    stats_case stats.limit "immediate:$limit,eager" "1 messages $((limit + 1)) bytes" "$limit" $((limit + 1))
+    # A table the device cannot serve is refused at MPI_Init, naming the variable, the part and the limit.
+    for bad in "immediate:$((limit + 1)),eager" immediate; do
+      if run "bad_table.$bad" 1 2 PAMIR_SEND_PROTOCOLS="$bad" -- sizes 1; then
+        if grep -q "PAMIR_SEND_PROTOCOLS=\"$bad\" is not valid:.*at most $limit bytes" "$work/bad_table.$bad.err"; then
+          pass "bad_table.$bad"
+        else
+          fail "bad_table.$bad" "message: $(head -2 "$work/bad_table.$bad.err" | tr '\n' '|')"
+        fi
+      fi
+    done
+  else
+    fail stats.limit "pamir_info printed no immediate limit"
+  fi
+fi
+# --- end send table ---
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

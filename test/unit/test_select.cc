@@ -1,8 +1,14 @@
 // The size table (seed 000): parsing, branch-free lookup at and around every bound.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
 #include "pami/select.h"
 
+using pamir::check_send_table;
+using pamir::parse_send_table;
 using pamir::SendProtocol;
 using pamir::SendTable;
 
@@ -41,8 +47,14 @@ TEST(SendTable, SingleEntryCoversEverything) {
 }
 
 TEST(SendTable, RejectsBadStrings) {
-  const char *bad[] = {"",           "bogus",          "immediate:192",   "eager:10,immediate:10,eager",
-                       "eager:x,eager", "eager,immediate", "eager:5,,eager", "immediate:-1,eager",
+  const char *bad[] = {"",
+                       "bogus",
+                       "immediate:192",
+                       "eager:10,immediate:10,eager",
+                       "eager:x,eager",
+                       "eager,immediate",
+                       "eager:5,,eager",
+                       "immediate:-1,eager",
                        "eager:1,eager:2,eager:3,eager:4,eager:5,eager:6,eager:7,eager:8,eager"};
   for (const char *s : bad) {
     SendTable t;
@@ -59,4 +71,98 @@ TEST(SendTable, FailureLeavesTableUntouched) {
   EXPECT_FALSE(pamir::parse_send_table("eager:9,immediate:3,eager", t, why));
   EXPECT_EQ(t.select(64), SendProtocol::immediate);
   EXPECT_EQ(t.select(65), SendProtocol::eager);
+}
+
+namespace {
+// A table over `bounds` (strictly increasing, the last UINT64_MAX) with alternating protocols.
+SendTable table_of(const std::vector<uint64_t> &bounds) {
+  SendTable t;
+  t.ranges = unsigned(bounds.size());
+  for (unsigned k = 0; k < SendTable::max_ranges; ++k) {
+    t.bounds[k] = k < bounds.size() ? bounds[k] : UINT64_MAX;
+    t.protos[k] = SendProtocol(k < bounds.size() ? k % 2 : (bounds.size() - 1) % 2);
+  }
+  return t;
+}
+// The definition the table implements, by search: the first range whose inclusive bound holds the size.
+unsigned reference_index(const std::vector<uint64_t> &bounds, uint64_t size) {
+  unsigned k = 0;
+  while (bounds[k] < size) ++k;
+  return k;
+}
+}  // namespace
+
+// Seed 000's own example: bounds 100, 1000 and 10000.
+TEST(SizeTable, PatentExample) {
+  const SendTable t = table_of({100, 1000, 10000, UINT64_MAX});
+  for (uint64_t s : {1, 50, 100}) EXPECT_EQ(t.index(s), 0u) << s;
+  for (uint64_t s : {101, 500, 1000}) EXPECT_EQ(t.index(s), 1u) << s;
+  for (uint64_t s : {1001, 5000, 10000}) EXPECT_EQ(t.index(s), 2u) << s;
+  EXPECT_EQ(t.index(10001), 3u);
+  EXPECT_EQ(t.index(UINT64_MAX), 3u);
+}
+
+// Every bound b belongs to its own range and b + 1 to the next, for random tables of every length,
+// and random sizes land where a search of the bounds puts them.
+TEST(SizeTable, BoundariesAndRandomTablesMatchASearch) {
+  std::mt19937_64 rng(20261122);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const unsigned ranges = 1 + unsigned(rng() % SendTable::max_ranges);
+    std::vector<uint64_t> bounds;
+    uint64_t b = 0;
+    for (unsigned k = 0; k + 1 < ranges; ++k) {
+      b += 1 + rng() % (trial % 2 ? 1000 : (uint64_t(1) << (rng() % 40)));
+      bounds.push_back(b);
+    }
+    bounds.push_back(UINT64_MAX);
+    const SendTable t = table_of(bounds);
+    for (unsigned k = 0; k + 1 < ranges; ++k) {
+      ASSERT_EQ(t.index(bounds[k]), k) << "bound " << bounds[k];
+      ASSERT_EQ(t.index(bounds[k] + 1), k + 1) << "bound + 1 " << bounds[k] + 1;
+      ASSERT_EQ(t.select(bounds[k] + 1), t.protos[k + 1]);
+    }
+    for (int i = 0; i < 50; ++i) {
+      const uint64_t s = i % 2 ? rng() : rng() % (b + 2);
+      ASSERT_EQ(t.index(s), reference_index(bounds, s)) << "size " << s;
+    }
+  }
+}
+
+// Two tables over the same sizes choose independently: what one operation class does with a size says
+// nothing of another's choice.
+TEST(SizeTable, TablesChooseIndependently) {
+  SendTable a, b;
+  std::string why;
+  ASSERT_TRUE(parse_send_table("immediate:192,eager", a, why)) << why;
+  ASSERT_TRUE(parse_send_table("eager:64,immediate:1K,eager", b, why)) << why;
+  EXPECT_EQ(a.select(100), SendProtocol::immediate);
+  EXPECT_EQ(b.select(100), SendProtocol::immediate);
+  EXPECT_EQ(a.select(32), SendProtocol::immediate);
+  EXPECT_EQ(b.select(32), SendProtocol::eager);
+  EXPECT_EQ(a.select(500), SendProtocol::eager);
+  EXPECT_EQ(b.select(500), SendProtocol::immediate);
+}
+
+// What the devices cannot serve is refused with the bad part and the limit named.
+TEST(SendTable, CheckRefusesWhatAPacketCannotCarry) {
+  SendTable t;
+  std::string why;
+  ASSERT_TRUE(parse_send_table("immediate:192,eager", t, why));
+  EXPECT_TRUE(check_send_table(t, 192, "test limit", why)) << why;
+  EXPECT_FALSE(check_send_table(t, 191, "test limit", why));
+  EXPECT_NE(why.find("immediate:192"), std::string::npos) << why;
+  EXPECT_NE(why.find("191 bytes"), std::string::npos) << why;
+  EXPECT_NE(why.find("test limit"), std::string::npos) << why;
+
+  ASSERT_TRUE(parse_send_table("eager:100,immediate:4K,eager", t, why));
+  EXPECT_FALSE(check_send_table(t, 4095, "x", why));
+  EXPECT_NE(why.find("immediate:4096"), std::string::npos) << why;
+  EXPECT_TRUE(check_send_table(t, 4096, "x", why));
+
+  ASSERT_TRUE(parse_send_table("immediate", t, why));
+  EXPECT_FALSE(check_send_table(t, 16344, "x", why));
+  EXPECT_NE(why.find("last, unbounded range"), std::string::npos) << why;
+
+  ASSERT_TRUE(parse_send_table("eager", t, why));
+  EXPECT_TRUE(check_send_table(t, 0, "x", why)) << why;
 }
