@@ -59,6 +59,19 @@ class Device {
   virtual ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
                               const struct iovec *remote, unsigned nremote) noexcept = 0;
 
+  // Acknowledgment objects (seed 001): a counter and a status in memory peers can write (on shm a slot
+  // of the node segment, named by its offset; on ofi registered memory). The owner allocates one with
+  // its counter set to `expect` bytes and hands the reference to a peer; the peer's ack_write() stores
+  // the status and takes `bytes` off the counter, then wakes the owner. The owner watches ack_counter()
+  // reach zero, reads ack_status() and frees the slot. ack_alloc() returns 0 when every slot is in use
+  // (the caller then takes a protocol that needs none). A slot whose counter is zero counts as work for
+  // wait(), so an owner asleep on it is never left there.
+  virtual uint64_t ack_alloc(uint64_t expect) noexcept = 0;
+  virtual uint64_t ack_counter(uint64_t ref) const noexcept = 0;
+  virtual int64_t ack_status(uint64_t ref) const noexcept = 0;
+  virtual void ack_free(uint64_t ref) noexcept = 0;
+  virtual void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept = 0;
+
   // Sleeps until a packet may have arrived for this process or timeout_us has passed. Senders ring the
   // receiver's doorbell only when it has announced that it sleeps, so a busy receiver costs nothing.
   virtual void wait(unsigned timeout_us) noexcept = 0;

@@ -44,7 +44,8 @@ SegmentLayout SegmentLayout::compute(uint32_t nlocal, uint64_t ring_bytes) noexc
   l.ring_footprint = shm::ring_footprint(ring_bytes);
   l.conn_offset = round_up(kBlocksOffset + uint64_t{nlocal} * sizeof(RankBlock), 4096);
   l.conn_stride = round_up(sizeof(uint64_t) * nlocal, kLine);
-  l.arena_offset = round_up(l.conn_offset + uint64_t{nlocal} * l.conn_stride, 4096);
+  l.ack_offset = round_up(l.conn_offset + uint64_t{nlocal} * l.conn_stride, kLine);
+  l.arena_offset = round_up(l.ack_offset + uint64_t{nlocal} * kAckSlots * sizeof(AckSlot), 4096);
   const uint64_t pairs = uint64_t{nlocal} * nlocal;
   l.arena_bytes = pairs > kMaxArena / l.ring_footprint ? kMaxArena / l.ring_footprint * l.ring_footprint
                                                        : pairs * l.ring_footprint;
@@ -105,9 +106,9 @@ std::unique_ptr<Segment> Segment::open(const std::string &path, uint32_t local_r
     }
   }
 
-  // The header and every rank's block get real pages now, so a full /dev/shm is reported here rather than
-  // as a SIGBUS later.
-  if (int err = fallocate_retry(seg->fd_, 0, l.conn_offset)) {
+  // The header, every rank's block, the connection queues and the acknowledgment slots get real pages
+  // now, so a full /dev/shm is reported here rather than as a SIGBUS later.
+  if (int err = fallocate_retry(seg->fd_, 0, l.arena_offset)) {
     why = errno_text("cannot allocate memory for", seg->where_, err) + size_hint;
     return nullptr;
   }

@@ -9,12 +9,15 @@
 //                       +64   pid, conn_count, CMA token address and value (attach / connect only)
 //   conn_offset       per local rank, its connection queue: uint64_t conn[nlocal], the ring offsets of the
 //                     senders that connected to it, in order
+//   ack_offset        per local rank, kAckSlots AckSlots {counter, status} of 16 bytes: the
+//                     acknowledgment objects of its rendezvous sends, which peers write (seed 001)
 //   arena_offset      rings, bump-allocated on the first send of a pair (ring_footprint(ring_bytes) each)
 //
-// The file is sparse: tmpfs allocates only what is touched. The header and the blocks are fallocate()d at
-// attach; a page of connection queue and each new ring when a pair connects, so a full /dev/shm is a clear
-// error rather than a SIGBUS, and memory grows with the pairs that talk, not with the square of the local
-// ranks (the arena has address space for a ring per ordered pair).
+// The file is sparse: tmpfs allocates only what is touched. Everything below the arena (header, blocks,
+// connection queues, acknowledgment slots: about 1.2 KiB per rank and 8 bytes per pair) is fallocate()d at
+// attach, and each new ring when a pair connects, so a full /dev/shm is a clear error rather than a SIGBUS,
+// and memory grows with the pairs that talk, not with the square of the local ranks (the arena has address
+// space for a ring per ordered pair).
 #pragma once
 
 #include <sys/types.h>
@@ -48,19 +51,33 @@ struct RankBlock {
 static_assert(sizeof(RankBlock) == 128);
 static_assert(offsetof(RankBlock, cma_token) == offsetof(RankBlock, cma_token_addr) + 8);
 
+// An acknowledgment object (seed 001): a counter its owner arms with the bytes it expects written, and
+// a status. A peer writes the status, then takes its bytes off the counter (release); the owner sees the
+// counter reach zero (acquire) and then reads the status.
+struct AckSlot {
+  uint64_t counter;
+  int64_t status;
+};
+static_assert(sizeof(AckSlot) == 16);
+
 struct SegmentLayout {
   static constexpr uint64_t kBlocksOffset = 128;
+  static constexpr uint32_t kAckSlots = 64;  // per rank: rendezvous sends one rank may have unacknowledged
   uint32_t nlocal = 0;
   uint64_t ring_bytes = 0;      // data bytes of a ring
   uint64_t ring_footprint = 0;  // bytes a ring takes in the arena
   uint64_t conn_offset = 0;
   uint64_t conn_stride = 0;
+  uint64_t ack_offset = 0;  // each rank's kAckSlots AckSlots, rank after rank
   uint64_t arena_offset = 0;
   uint64_t arena_bytes = 0;
   uint64_t total = 0;
 
   static SegmentLayout compute(uint32_t nlocal, uint64_t ring_bytes) noexcept;
   uint64_t block_offset(uint32_t r) const noexcept { return kBlocksOffset + uint64_t{r} * sizeof(RankBlock); }
+  uint64_t ack_slot_offset(uint32_t r, uint32_t i) const noexcept {
+    return ack_offset + (uint64_t{r} * kAckSlots + i) * sizeof(AckSlot);
+  }
   uint64_t conn_entry_offset(uint32_t r, uint32_t i) const noexcept {
     return conn_offset + uint64_t{r} * conn_stride + uint64_t{i} * sizeof(uint64_t);
   }

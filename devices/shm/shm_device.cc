@@ -123,7 +123,9 @@ uint32_t ShmDevice::local_index(uint32_t task) const noexcept {
   return it != tasks_.end() && *it == task ? static_cast<uint32_t>(it - tasks_.begin()) : kNone;
 }
 
-size_t ShmDevice::max_payload(uint32_t hdr_len) const noexcept { return payload_limit(ring_bytes_, hdr_len); }
+size_t ShmDevice::max_payload(uint32_t hdr_len) const noexcept {
+  return payload_limit(ring_bytes_, hdr_len);
+}
 
 void ShmDevice::fail(const std::string &msg) noexcept {
   if (fatal_) fatal_(msg);
@@ -217,6 +219,13 @@ bool ShmDevice::pending() noexcept {
   if (std::atomic_ref<uint32_t>(me_->conn_count).load(std::memory_order_acquire) != nrx) return true;
   for (uint32_t i = 0; i < nrx; ++i)
     if (rx_base_[i].ring.ready()) return true;
+  // An acknowledgment this rank waits for has come.
+  for (uint64_t armed = acks_armed_.load(std::memory_order_acquire); armed; armed &= armed - 1) {
+    const auto i = static_cast<uint32_t>(__builtin_ctzll(armed));
+    const uint64_t *counter =
+        &seg_->at<shm::AckSlot>(seg_->layout().ack_slot_offset(local_rank_, i))->counter;
+    if (std::atomic_ref<const uint64_t>(*counter).load(std::memory_order_acquire) == 0) return true;
+  }
   // A send refused for lack of room may go through now.
   const uint32_t ntx = ntx_.load(std::memory_order_acquire);
   for (uint32_t i = 0; i < ntx; ++i)
@@ -299,6 +308,48 @@ ssize_t ShmDevice::read_remote(uint32_t task, const struct iovec *local, unsigne
     lc.advance(static_cast<size_t>(got));
     rc.advance(static_cast<size_t>(got));
   }
+}
+
+uint64_t ShmDevice::ack_alloc(uint64_t expect) noexcept {
+  const uint64_t armed = acks_armed_.load(std::memory_order_relaxed);
+  if (armed == ~uint64_t{0} || !me_) return 0;
+  const auto i = static_cast<uint32_t>(__builtin_ctzll(~armed));
+  const uint64_t ref = seg_->layout().ack_slot_offset(local_rank_, i);
+  shm::AckSlot *slot = seg_->at<shm::AckSlot>(ref);
+  slot->status = 0;
+  // Armed before the reference leaves in a packet, whose publication in the ring orders this store.
+  std::atomic_ref<uint64_t>(slot->counter).store(expect, std::memory_order_relaxed);
+  acks_armed_.store(armed | uint64_t{1} << i, std::memory_order_release);
+  return ref;
+}
+
+uint64_t ShmDevice::ack_counter(uint64_t ref) const noexcept {
+  return std::atomic_ref<uint64_t>(seg_->at<shm::AckSlot>(ref)->counter).load(std::memory_order_acquire);
+}
+
+int64_t ShmDevice::ack_status(uint64_t ref) const noexcept {
+  // Written before the counter's release, read after its acquire: a plain read.
+  return seg_->at<shm::AckSlot>(ref)->status;
+}
+
+void ShmDevice::ack_free(uint64_t ref) noexcept {
+  const uint64_t i = (ref - seg_->layout().ack_slot_offset(local_rank_, 0)) / sizeof(shm::AckSlot);
+  acks_armed_.fetch_and(~(uint64_t{1} << i), std::memory_order_relaxed);
+}
+
+void ShmDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept {
+  const uint32_t peer = local_index(task);
+  const shm::SegmentLayout &l = seg_->layout();
+  const uint64_t first = peer == kNone ? 0 : l.ack_slot_offset(peer, 0);
+  if (peer == kNone || ref < first ||
+      ref >= first + uint64_t{shm::SegmentLayout::kAckSlots} * sizeof(shm::AckSlot) ||
+      (ref - first) % sizeof(shm::AckSlot) != 0) [[unlikely]]
+    fail("ack_write(task " + std::to_string(task) + ", reference " + std::to_string(ref) +
+         "): not an acknowledgment slot of that task");
+  shm::AckSlot *slot = seg_->at<shm::AckSlot>(ref);
+  if (status) slot->status = status;
+  std::atomic_ref<uint64_t>(slot->counter).fetch_sub(bytes, std::memory_order_release);
+  seg_->block(peer).doorbell.ring();
 }
 
 // The first read from a peer: its token, at the address it published, must read back. -EPERM where

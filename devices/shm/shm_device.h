@@ -77,6 +77,13 @@ class ShmDevice final : public Device {
   // ptrace_scope, seccomp; -ESRCH: another pid namespace) is remembered and returned at once afterwards.
   ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
                       unsigned nremote) noexcept override;
+  // Acknowledgment slots: this rank's SegmentLayout::kAckSlots slots of the node segment, referenced by
+  // segment offset. ack_write() checks that the reference is a slot of `task` (else the fatal hook).
+  uint64_t ack_alloc(uint64_t expect) noexcept override;
+  uint64_t ack_counter(uint64_t ref) const noexcept override;
+  int64_t ack_status(uint64_t ref) const noexcept override;
+  void ack_free(uint64_t ref) noexcept override;
+  void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
   // Sleeps until a packet arrives, a ring that refused a send frees room, or timeout_us passes (0: returns
   // at once). Spurious returns are possible; the caller polls and decides again.
   void wait(unsigned timeout_us) noexcept override;
@@ -119,6 +126,9 @@ class ShmDevice final : public Device {
   std::atomic<uint32_t> nrx_{0}, ntx_{0};  // published sizes of rx_ and txlist_ (for pending())
   std::vector<uint32_t> pids_;
   std::vector<int> cma_;  // per peer: 0 not probed yet, 1 readable, -errno refused
+  // Own acknowledgment slots in use, one bit each; read by a thread about to sleep (pending()).
+  std::atomic<uint64_t> acks_armed_{0};
+  static_assert(shm::SegmentLayout::kAckSlots == 64, "acks_armed_ holds one bit per slot");
   shm::RankBlock *me_ = nullptr;
   Sink sink_{};
   std::function<void(const std::string &)> fatal_;

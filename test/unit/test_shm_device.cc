@@ -671,4 +671,131 @@ TEST(ShmDevice, MisuseGoesToTheFatalHook) {
   EXPECT_EQ(err, "");
 }
 
+// Acknowledgment objects (seed 001): rank 0 arms a slot with the size of the acknowledgment and sleeps;
+// rank 1, given the reference in a packet, writes the acknowledgment only once rank 0 is asleep in the
+// kernel, and its write alone must wake it. The counter reaches zero exactly once and carries the status.
+TEST(ShmDevice, AckWriteCountsDownAndWakesTheOwner) {
+  const std::string path = shm_test::segment_path("ack");
+  const std::vector<uint32_t> tasks = {0, 1};
+  std::string err = run_ranks(
+      2,
+      [&](unsigned rank, const std::function<int()> &barrier) {
+        uint64_t got_ref = 0;
+        Handler h = [&](uint32_t, uint16_t, const void *hdr, uint32_t, const void *, size_t) {
+          std::memcpy(&got_ref, hdr, sizeof got_ref);
+        };
+        auto d = make(params(path, rank, tasks, barrier, &h));
+        barrier();
+        const int64_t statuses[] = {0, -EPERM};
+        for (int64_t status : statuses) {
+          if (rank == 0) {
+            const uint64_t ref = d->ack_alloc(sizeof(uint64_t));
+            SHM_CHECK(ref != 0, "no acknowledgment slot");
+            SHM_CHECK(d->ack_counter(ref) == sizeof(uint64_t),
+                      "armed counter " + std::to_string(d->ack_counter(ref)));
+            send(*d, 1, 1, &ref, sizeof ref);
+            unsigned sleeps = 0;
+            while (d->ack_counter(ref) != 0) {
+              d->poll();
+              d->wait(600u * 1000 * 1000);
+              ++sleeps;
+            }
+            SHM_CHECK(d->ack_status(ref) == status, "status " + std::to_string(d->ack_status(ref)));
+            SHM_CHECK(sleeps >= 1, "never slept");
+            d->ack_free(ref);
+          } else {
+            got_ref = 0;
+            while (!got_ref)
+              if (d->poll() == 0) d->wait(1000);
+            const pid_t peer = static_cast<pid_t>(d->peer_pid(0));
+            while (!(d->peer_sleeping(0) && proc_state(peer) == 'S')) ::usleep(1000);
+            d->ack_write(0, got_ref, sizeof(uint64_t), status);
+          }
+          barrier();
+        }
+        d->shutdown();
+      },
+      60);
+  EXPECT_EQ(err, "");
+}
+
+// Every slot can be in use at once, each with its own reference; with none free ack_alloc() says so, and a
+// freed slot is handed out again armed afresh. Many round trips reuse the slots.
+TEST(ShmDevice, AckSlotsRunOutAndComeBack) {
+  const std::string path = shm_test::segment_path("acks");
+  const std::vector<uint32_t> tasks = {0, 1};
+  std::string err = run_ranks(
+      2,
+      [&](unsigned rank, const std::function<int()> &barrier) {
+        std::vector<uint64_t> refs;
+        Handler h = [&](uint32_t, uint16_t, const void *hdr, uint32_t, const void *, size_t) {
+          uint64_t r;
+          std::memcpy(&r, hdr, sizeof r);
+          refs.push_back(r);
+        };
+        auto d = make(params(path, rank, tasks, barrier, &h));
+        barrier();
+        constexpr unsigned kSlots = pamir::dev::shm::SegmentLayout::kAckSlots;
+        if (rank == 0) {
+          std::vector<uint64_t> mine;
+          for (unsigned i = 0; i < kSlots; ++i) {
+            const uint64_t r = d->ack_alloc(100 + i);
+            SHM_CHECK(r != 0, "slot " + std::to_string(i) + " not given");
+            for (uint64_t o : mine) SHM_CHECK(o != r, "a reference given twice");
+            mine.push_back(r);
+          }
+          SHM_CHECK(d->ack_alloc(1) == 0, "more slots than the segment holds");
+          d->ack_free(mine[7]);
+          const uint64_t again = d->ack_alloc(5);
+          SHM_CHECK(again == mine[7] && d->ack_counter(again) == 5, "a freed slot is not reused armed");
+          for (uint64_t r : mine) d->ack_free(r);
+          // Round trips: rank 1 acknowledges in two parts, so only the second takes the counter to zero.
+          for (unsigned i = 0; i < 1000; ++i) {
+            const uint64_t r = d->ack_alloc(16);
+            SHM_CHECK(r != 0);
+            send(*d, 1, 1, &r, sizeof r);
+            while (d->ack_counter(r) != 0) {
+              SHM_CHECK(d->ack_counter(r) == 16 || d->ack_counter(r) == 8,
+                        "counter " + std::to_string(d->ack_counter(r)));
+              if (d->poll() == 0) d->wait(1000);
+            }
+            SHM_CHECK(d->ack_status(r) == 0);
+            d->ack_free(r);
+          }
+        } else {
+          unsigned done = 0;
+          while (done < 1000) {
+            if (d->poll() == 0) d->wait(1000);
+            for (uint64_t r : refs) {
+              d->ack_write(0, r, 8, 0);
+              d->ack_write(0, r, 8, 0);
+              ++done;
+            }
+            refs.clear();
+          }
+        }
+        barrier();
+        d->shutdown();
+      },
+      60);
+  EXPECT_EQ(err, "");
+}
+
+// A reference that is not one of the task's slots is refused through the fatal hook, never written.
+TEST(ShmDevice, AckWriteRefusesAForeignReference) {
+  std::string err = run_ranks(1, [&](unsigned, const std::function<int()> &barrier) {
+    Handler h = [](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {};
+    ShmParams p = params("", 0, {0}, barrier, &h);
+    p.fatal = [](const std::string &msg) {
+      SHM_CHECK(msg.find("not an acknowledgment slot") != std::string::npos, msg);
+      _exit(0);
+    };
+    auto d = make(p);
+    const uint64_t ref = d->ack_alloc(8);
+    d->ack_write(0, ref + 8, 8, 0);  // inside a slot, not at its start
+    _exit(1);
+  });
+  EXPECT_EQ(err, "");
+}
+
 }  // namespace
