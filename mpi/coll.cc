@@ -30,6 +30,8 @@ inline coll::Team team_of(const Comm *c) {
       return raise(c, fn, MPI_ERR_PROC_ABORTED, "a process of the communicator is gone");
     case Err::device:
       return raise(c, fn, MPI_ERR_OTHER, "a device operation failed");
+    case Err::rdma:
+      return raise(c, fn, MPI_ERR_OTHER, "a rendezvous read of the collective's data failed");
     default:
       return raise(c, fn, MPI_ERR_INTERN, "internal error %d (no memory for a scratch buffer?)", err);
   }

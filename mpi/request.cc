@@ -28,7 +28,9 @@ MPI_Message message_make(Comm *c, pamir::Unexpected *u) {
   return handle_of<MPI_Message>(m);
 }
 
-void message_release(Message *m) { pool<Message>().destroy(m); }
+void message_release(Message *m) {
+  pool<Message>().destroy(m);
+}
 
 int request_error(pamir::Request *r, const char *fn, bool raise_it) {
   const pamir::Status &s = r->status;
@@ -37,14 +39,20 @@ int request_error(pamir::Request *r, const char *fn, bool raise_it) {
   if (!raise_it) c = nullptr;
   switch (s.error) {
     case Err::truncate:
-      return raise_it ? raise(c, fn, MPI_ERR_TRUNCATE,
-                              "message from rank %d with tag %d has %llu bytes, the receive buffer holds %llu bytes",
-                              s.source, s.tag, (unsigned long long)s.sent_bytes, (unsigned long long)r->bytes)
-                      : MPI_ERR_TRUNCATE;
+      return raise_it
+                 ? raise(
+                       c, fn, MPI_ERR_TRUNCATE,
+                       "message from rank %d with tag %d has %llu bytes, the receive buffer holds %llu bytes",
+                       s.source, s.tag, (unsigned long long)s.sent_bytes, (unsigned long long)r->bytes)
+                 : MPI_ERR_TRUNCATE;
     case Err::proc_failed:
       return raise_it ? raise(c, fn, MPI_ERR_PROC_ABORTED, "the peer process is gone") : MPI_ERR_PROC_ABORTED;
     case Err::device:
       return raise_it ? raise(c, fn, MPI_ERR_OTHER, "a device operation failed") : MPI_ERR_OTHER;
+    case Err::rdma:
+      return raise_it ? raise(c, fn, MPI_ERR_OTHER, "the rendezvous read of the message's data failed: %s",
+                              std::strerror(s.sys_errno))
+                      : MPI_ERR_OTHER;
     default:
       return raise_it ? raise(c, fn, MPI_ERR_INTERN, "internal error %d", int(s.error)) : MPI_ERR_INTERN;
   }
@@ -68,7 +76,9 @@ void request_detach(pamir::Request *r) {
   r->on_complete = release_detached;
 }
 
-size_t detached_outstanding() { return detached; }
+size_t detached_outstanding() {
+  return detached;
+}
 
 // --- the attached buffer: first fit over a sorted list of used ranges ------------------------------
 
@@ -103,10 +113,11 @@ int bsend_start(Comm *c, const char *fn, const void *buf, uint64_t bytes, int de
   }
   if (!found && attached.size - at >= need) found = true;
   if (!found)
-    return raise(c, fn, MPI_ERR_BUFFER,
-                 "the attached buffer (%llu bytes) has no room for %llu bytes plus MPI_BSEND_OVERHEAD (%d); %zu "
-                 "buffered sends are in flight",
-                 (unsigned long long)attached.size, (unsigned long long)bytes, MPI_BSEND_OVERHEAD, attached.active);
+    return raise(
+        c, fn, MPI_ERR_BUFFER,
+        "the attached buffer (%llu bytes) has no room for %llu bytes plus MPI_BSEND_OVERHEAD (%d); %zu "
+        "buffered sends are in flight",
+        (unsigned long long)attached.size, (unsigned long long)bytes, MPI_BSEND_OVERHEAD, attached.active);
   attached.used[at] = need;
   ++attached.active;
   uint8_t *copy = attached.base + at + MPI_BSEND_OVERHEAD;
@@ -180,13 +191,13 @@ PAMIR_ALIAS(Buffer_detach_c);
 
 // --- single completion ---------------------------------------------------------------------------
 
-#define PAMIR_REQUEST(h)                                                                          \
-  ({                                                                                              \
-    pamir::Request *r_ = request_of(h);                                                           \
-    if (__builtin_expect(!r_, 0))                                                                 \
+#define PAMIR_REQUEST(h)                                                                             \
+  ({                                                                                                 \
+    pamir::Request *r_ = request_of(h);                                                              \
+    if (__builtin_expect(!r_, 0))                                                                    \
       return raise(nullptr, fn_, MPI_ERR_REQUEST, "invalid request handle %p (freed or never made)", \
-                   static_cast<void *>(h));                                                       \
-    r_;                                                                                           \
+                   static_cast<void *>(h));                                                          \
+    r_;                                                                                              \
   })
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
@@ -306,7 +317,8 @@ int in_status_error(const char *fn, Comm *c, int failed, int first_code) {
 
 }  // namespace
 
-static int finish_all(const char *fn_, int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses) {
+static int finish_all(const char *fn_, int count, MPI_Request *array_of_requests,
+                      MPI_Status *array_of_statuses) {
   int failed = 0, first = MPI_SUCCESS;
   Comm *fc = nullptr;
   for (int i = 0; i < count; ++i) {
@@ -409,8 +421,8 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 }
 PAMIR_ALIAS(Testany);
 
-static int some(const char *fn_, int incount, MPI_Request *reqs, int *outcount, int *indices, MPI_Status *statuses,
-                bool blocking) {
+static int some(const char *fn_, int incount, MPI_Request *reqs, int *outcount, int *indices,
+                MPI_Status *statuses, bool blocking) {
   PAMIR_CHECK(nullptr, outcount, MPI_ERR_ARG, "outcount is NULL");
   if (int rc = check_array(fn_, incount, reqs)) return rc;
   PAMIR_CHECK(nullptr, indices || incount == 0, MPI_ERR_ARG, "array_of_indices is NULL");

@@ -10,7 +10,7 @@ extern char **environ;
 
 namespace pamir::config {
 
-Setting send_protocols{"PAMIR_SEND_PROTOCOLS", "immediate:192,eager", Type::ProtocolTable,
+Setting send_protocols{"PAMIR_SEND_PROTOCOLS", "immediate:192,eager:64K,rdma", Type::ProtocolTable,
                        "point-to-point protocol by message size: name:upper-bound,...,name (bounds in "
                        "bytes, K/M/G suffixes; the last entry has no bound)",
                        nullptr};
@@ -26,10 +26,14 @@ Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
                         "a blocked call yields the core between polls: auto (when the node's ranks "
                         "outnumber its usable CPUs), yes, no",
                         "auto,yes,no"};
+Setting fault{"PAMIR_FAULT", "none", Type::Choice,
+              "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
+              "get MPI_ERR_OTHER)",
+              "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{&send_protocols, &stats, &shm_ring_size, &spin_count, &sleep_max_us, &device,
-                                    &yield_when_idle};
+  static std::vector<Setting *> list{&send_protocols, &stats,  &shm_ring_size,   &spin_count,
+                                     &sleep_max_us,   &device, &yield_when_idle, &fault};
   return list;
 }
 
@@ -47,11 +51,25 @@ bool parse_size(const char *text, uint64_t &out) {
   if (errno) return false;
   uint64_t mult = 1;
   switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': mult = 1ull << 10; ++end; break;
-    case 'm': case 'M': mult = 1ull << 20; ++end; break;
-    case 'g': case 'G': mult = 1ull << 30; ++end; break;
-    default: return false;
+    case '\0':
+      break;
+    case 'k':
+    case 'K':
+      mult = 1ull << 10;
+      ++end;
+      break;
+    case 'm':
+    case 'M':
+      mult = 1ull << 20;
+      ++end;
+      break;
+    case 'g':
+    case 'G':
+      mult = 1ull << 30;
+      ++end;
+      break;
+    default:
+      return false;
   }
   if (*end == 'B' || *end == 'b') ++end;
   if (*end != '\0') return false;
@@ -64,8 +82,8 @@ bool parse_bool(const char *text, bool &out) {
   static const struct {
     const char *word;
     bool value;
-  } words[] = {{"1", true},     {"0", false}, {"yes", true}, {"no", false},
-               {"true", true},  {"false", false}, {"on", true}, {"off", false}};
+  } words[] = {{"1", true},    {"0", false},     {"yes", true}, {"no", false},
+               {"true", true}, {"false", false}, {"on", true},  {"off", false}};
   for (const auto &w : words)
     if (strcasecmp(text, w.word) == 0) {
       out = w.value;
@@ -89,7 +107,8 @@ static bool parse(Setting &s, const char *text, std::string &why) {
         why = s.type == Type::Size ? "expected a size such as 65536, 64K or 4M" : "expected a whole number";
         return false;
       }
-      if (&s == &shm_ring_size && (s.number < 4096 || s.number > (16u << 20) || (s.number & (s.number - 1)))) {
+      if (&s == &shm_ring_size &&
+          (s.number < 4096 || s.number > (16u << 20) || (s.number & (s.number - 1)))) {
         why = "expected a power of two from 4K to 16M";
         return false;
       }
@@ -122,9 +141,8 @@ namespace {
 // Variables of the project's own scripts (scripts/common.sh, scripts/test, test/*/run.sh): they share
 // the PAMIR_ prefix but are not library settings, so they are not reported as typos.
 constexpr const char *script_variables[] = {
-    "PAMIR_JOBS",        "PAMIR_BUILD_DIR",       "PAMIR_PREFIX",        "PAMIR_SAN_BUILD_DIR",
-    "PAMIR_SAN_PREFIX",  "PAMIR_NO_APT",          "PAMIR_SANITIZER_PASS", "PAMIR_PHASE_TIMEOUT",
-    "PAMIR_TEST_QUICK",  "PAMIR_TEST_KEEP",
+    "PAMIR_JOBS",   "PAMIR_BUILD_DIR",      "PAMIR_PREFIX",        "PAMIR_SAN_BUILD_DIR", "PAMIR_SAN_PREFIX",
+    "PAMIR_NO_APT", "PAMIR_SANITIZER_PASS", "PAMIR_PHASE_TIMEOUT", "PAMIR_TEST_QUICK",    "PAMIR_TEST_KEEP",
 };
 
 bool is_script_variable(const std::string &name) {
@@ -149,7 +167,8 @@ bool load(std::string &why, std::vector<std::string> &warnings) {
   for (char **e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "PAMIR_", 6) != 0) continue;
     std::string name(*e, std::strcspn(*e, "="));
-    if (!find(name.c_str()) && !is_script_variable(name)) warnings.push_back("unknown setting " + name + " is ignored (pamir_info lists them all)");
+    if (!find(name.c_str()) && !is_script_variable(name))
+      warnings.push_back("unknown setting " + name + " is ignored (pamir_info lists them all)");
   }
   return true;
 }

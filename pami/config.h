@@ -46,5 +46,6 @@ extern Setting spin_count;      // PAMIR_SPIN_COUNT
 extern Setting sleep_max_us;    // PAMIR_SLEEP_MAX_US
 extern Setting device;          // PAMIR_DEVICE
 extern Setting yield_when_idle; // PAMIR_YIELD_WHEN_IDLE
+extern Setting fault;           // PAMIR_FAULT
 
 }  // namespace pamir::config

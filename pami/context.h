@@ -19,6 +19,14 @@
 
 namespace pamir {
 
+// Where a rendezvous send is (Request::rdv).
+enum RdvState : uint8_t {
+  kRdvNone = 0,
+  kRdvRts,     // its request-to-send waits for room in the peer's ring
+  kRdvWait,    // sent; waits for the target to write the acknowledgment
+  kRdvResend,  // the target cannot read this process: the data goes out through the rings
+};
+
 class Context {
  public:
   Context();
@@ -71,6 +79,7 @@ class Context {
   void advance() {
     if (shm_) shm_->poll();
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
+    if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
   }
 
   // Advances until done() holds: spins a little, then sleeps on the doorbell, dropping the library
@@ -89,7 +98,7 @@ class Context {
 
  private:
   struct Incoming {
-    Request *req = nullptr;     // a matched receive being filled
+    Request *req = nullptr;       // a matched receive being filled
     Unexpected *unexp = nullptr;  // or an unexpected message being filled
     uint64_t received = 0;
     uint64_t total = 0;
@@ -99,12 +108,20 @@ class Context {
     List<Request> sendq;  // sends (and control packets) not yet fully handed to the device
     Incoming in;
     bool pending = false;
+    bool rdv_refused = false;  // the peer could not read this process: rendezvous sends go eagerly
   };
 
   static void deliver(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                       const void *payload, size_t payload_len);
   void on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len);
   void on_frag(uint32_t src_task, const void *payload, size_t len);
+  // Rendezvous (pami/protocols/rendezvous.cc).
+  void on_rts(uint32_t src_task, const RtsHeader &h);
+  void on_resend(uint32_t src_task, const ResendHeader &h);
+  void on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void *payload, size_t len);
+  void pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref);
+  void check_rdv_sends();
+  void send_control(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len);
   void on_ack(uint64_t cookie);
   void send_ack(uint32_t task, uint64_t cookie);
   void fill(Request *r, uint64_t offset, const void *data, size_t len);
@@ -120,6 +137,8 @@ class Context {
   std::unique_ptr<dev::Device> shm_;
   std::vector<Peer> peers_;
   List<Peer> pending_;
+  List<Request> rdv_sends_;       // rendezvous sends waiting for their acknowledgment
+  bool fault_rdma_read_ = false;  // PAMIR_FAULT=rdma-read: every rendezvous read fails
   Matcher matcher_;
   SendTable send_table_;
   // Exclusive bound of the immediate range: 0 when the table does not start with immediate, so that
@@ -133,8 +152,13 @@ class Context {
   bool initialized_ = false;
 };
 
+// A matched receive's status from the message's envelope and length (truncation when it is longer).
+void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total);
+
 // Created when the library is loaded and never destroyed: atexit handlers may still reach it.
 extern Context *const g_context;
-inline Context &context() { return *g_context; }
+inline Context &context() {
+  return *g_context;
+}
 
 }  // namespace pamir

@@ -7,10 +7,13 @@
 namespace pamir {
 
 enum Dispatch : uint16_t {
-  kDispatchMsg = 1,    // first (often only) packet of a point-to-point message: MsgHeader + payload
-  kDispatchFrag = 2,   // a following packet of the same message from the same sender: payload only
-  kDispatchAck = 3,    // a synchronous send was matched: AckHeader
-  kDispatchCount = 4,
+  kDispatchMsg = 1,      // first (often only) packet of a point-to-point message: MsgHeader + payload
+  kDispatchFrag = 2,     // a following packet of the same message from the same sender: payload only
+  kDispatchAck = 3,      // a synchronous send was matched: AckHeader
+  kDispatchRts = 4,      // rendezvous request-to-send (seed 001): RtsHeader, no payload
+  kDispatchResend = 5,   // the target cannot read the origin's memory: ResendHeader; the origin pushes
+  kDispatchRdvData = 6,  // first packet of data pushed after a resend request: RdvDataHeader + payload
+  kDispatchCount = 7,
 };
 
 struct MsgHeader {
@@ -21,6 +24,27 @@ struct MsgHeader {
 
 struct AckHeader {
   uint64_t sync_cookie;
+};
+
+// The acknowledgment a rendezvous target writes into the origin's slot: its counter is armed with this
+// many bytes before the request-to-send leaves.
+constexpr uint64_t kRdvAckBytes = sizeof(uint64_t);
+
+struct RtsHeader {
+  uint64_t bits;     // match bits
+  uint64_t total;    // message length in bytes
+  uint64_t addr;     // the data, in the origin's address space
+  uint64_t ack_ref;  // the origin's acknowledgment slot (Device::ack_alloc)
+};
+
+struct ResendHeader {
+  uint64_t ack_ref;        // names the origin's send
+  uint64_t target_cookie;  // the matched receive, echoed in RdvDataHeader
+};
+
+struct RdvDataHeader {
+  uint64_t target_cookie;
+  uint64_t total;
 };
 
 }  // namespace pamir

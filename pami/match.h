@@ -44,6 +44,8 @@ struct Unexpected : ListNode {
   uint8_t *data;
   Request *claimed;  // a receive that matched it before all of it arrived
   bool probed_out;   // taken by MPI_Mprobe: no longer in the queue
+  bool rts = false;  // a rendezvous request-to-send: no data here, it is pulled once matched
+  uint64_t rdv_addr = 0, ack_ref = 0;
   alignas(16) uint8_t inline_data[kInline];
 };
 

@@ -13,18 +13,19 @@ namespace pamir {
 // Error codes of the PAMI layer; the MPI binding maps them to error classes.
 enum class Err : int32_t {
   ok = 0,
-  truncate,      // the message is longer than the receive buffer
-  proc_failed,   // the peer is gone
-  device,        // a device operation failed
-  intern,        // an invariant broke
+  truncate,     // the message is longer than the receive buffer
+  proc_failed,  // the peer is gone
+  device,       // a device operation failed
+  rdma,         // a rendezvous read failed (Status::sys_errno says why), reported on both sides
+  intern,       // an invariant broke
 };
 
 enum class ReqKind : uint8_t {
-  send,        // point-to-point send
-  recv,        // point-to-point receive
-  persistent,  // MPI_Send_init/Recv_init family: `active` tells whether a started operation runs
-  schedule,    // a nonblocking collective's schedule
-  generalized, // MPI_Grequest_start
+  send,         // point-to-point send
+  recv,         // point-to-point receive
+  persistent,   // MPI_Send_init/Recv_init family: `active` tells whether a started operation runs
+  schedule,     // a nonblocking collective's schedule
+  generalized,  // MPI_Grequest_start
 };
 
 struct Status {
@@ -32,7 +33,8 @@ struct Status {
   int32_t tag = 0;
   Err error = Err::ok;
   bool cancelled = false;
-  uint64_t bytes = 0;  // bytes delivered into the receive buffer
+  int32_t sys_errno = 0;    // Err::rdma: the errno of the failed read
+  uint64_t bytes = 0;       // bytes delivered into the receive buffer
   uint64_t sent_bytes = 0;  // bytes the sender sent (more than `bytes` on truncation)
 };
 
@@ -42,12 +44,12 @@ struct Request : ListNode {
   uint32_t magic = 0;
   ReqKind kind = ReqKind::send;
   bool complete = false;
-  bool user_freed = false;   // MPI_Request_free on an active request: release at completion
-  bool sync = false;         // synchronous send: completes when the receiver matched it
-  bool acked = false;        // synchronous send: the receiver's match ack has arrived
-  bool posted = false;       // receive: sits in a posted queue
-  bool started = false;      // send: the first packet (with the header) has gone out
-  bool control = false;      // an internal packet (match ack) queued behind a full device
+  bool user_freed = false;  // MPI_Request_free on an active request: release at completion
+  bool sync = false;        // synchronous send: completes when the receiver matched it
+  bool acked = false;       // synchronous send: the receiver's match ack has arrived
+  bool posted = false;      // receive: sits in a posted queue
+  bool started = false;     // send: the first packet (with the header) has gone out
+  bool control = false;     // an internal packet (match ack) queued behind a full device
   Status status;
 
   // Matching (receives) and addressing (sends).
@@ -61,11 +63,20 @@ struct Request : ListNode {
   uint64_t bytes = 0;   // send: message length; receive: buffer capacity
   uint64_t offset = 0;  // send: bytes handed to the device so far
 
+  // Rendezvous (seed 001). Send: the acknowledgment slot and the state; receive being pulled: the
+  // origin's slot, data address and the bytes still to read (the target's counter).
+  uint64_t ack_ref = 0;
+  uint64_t rdv_addr = 0;
+  uint64_t rdv_counter = 0;
+  uint64_t rdv_cookie = 0;  // send pushed after a resend request: the target's receive
+  uint8_t rdv = 0;          // RdvState (pami/context.h)
+  uint64_t ctrl[2] = {};    // control packet queued behind a full device: its header (dispatch in tag)
+
   // Owned by the MPI binding (communicator, datatype, persistent arguments, ...).
   void *mpi_comm = nullptr;
   void *mpi_type = nullptr;
   uint64_t mpi_count = 0;
-  void *ext = nullptr;        // kind-specific extension (schedule, generalized request state)
+  void *ext = nullptr;                       // kind-specific extension (schedule, generalized request state)
   void (*on_complete)(Request *) = nullptr;  // called once when `complete` becomes true
 };
 

@@ -6,7 +6,7 @@
 
 namespace pamir {
 
-static const char *const protocol_names[] = {"immediate", "eager"};
+static const char *const protocol_names[] = {"immediate", "eager", "rdma"};
 static_assert(sizeof(protocol_names) / sizeof(protocol_names[0]) == size_t(SendProtocol::count_));
 
 const char *protocol_name(SendProtocol p) {
@@ -41,7 +41,7 @@ bool parse_send_table(const char *text, SendTable &out, std::string &why) {
     unsigned p = 0;
     while (p < unsigned(SendProtocol::count_) && name != protocol_names[p]) ++p;
     if (p == unsigned(SendProtocol::count_)) {
-      why = "unknown protocol \"" + name + "\" (known: immediate, eager)";
+      why = "unknown protocol \"" + name + "\" (known: immediate, eager, rdma)";
       return false;
     }
     uint64_t bound = UINT64_MAX;

@@ -12,6 +12,7 @@ namespace pamir {
 enum class SendProtocol : uint8_t {
   immediate,  // the whole message in one packet next to its header; the send completes at once
   eager,      // packets through the device's FIFO; the receiver copies out of them
+  rdma,       // rendezvous (seed 001): a request-to-send, the receiver reads the data from the sender
   count_
 };
 

@@ -14,6 +14,9 @@ void print_stats(int rank) {
   std::fprintf(stderr, "pamir stats: rank %d recv.unexpected %llu\n", rank, (unsigned long long)s.unexpected);
   std::fprintf(stderr, "pamir stats: rank %d send.queued %llu\n", rank, (unsigned long long)s.send_queued);
   std::fprintf(stderr, "pamir stats: rank %d wait.sleeps %llu\n", rank, (unsigned long long)s.sleeps);
+  std::fprintf(stderr, "pamir stats: rank %d recv.rdma_reads %llu\n", rank, (unsigned long long)s.rdv_reads);
+  std::fprintf(stderr, "pamir stats: rank %d recv.rdma_resends %llu\n", rank,
+               (unsigned long long)s.rdv_resends);
 }
 
 }  // namespace pamir

@@ -11,12 +11,22 @@ namespace pamir {
 // --- sending ---------------------------------------------------------------------------------------
 
 void Context::start_send(Request *r) {
-  const SendProtocol proto = send_table_.select(r->bytes);
-  ++stats().sends_by_protocol[unsigned(proto)];
-  stats().bytes_by_protocol[unsigned(proto)] += r->bytes;
+  SendProtocol proto = send_table_.select(r->bytes);
   r->offset = 0;
   r->started = false;
   r->acked = false;
+  r->rdv = kRdvNone;
+  if (proto == SendProtocol::rdma) [[unlikely]] {
+    // A rendezvous needs a peer that can read us and a free acknowledgment slot; without either the
+    // message goes eagerly, which is the pipelined copy through shared memory.
+    Peer &p = peers_[r->peer_task];
+    if (r->peer_task != self_ && !p.rdv_refused && (r->ack_ref = p.dev->ack_alloc(kRdvAckBytes)) != 0)
+      r->rdv = kRdvRts;
+    else
+      proto = SendProtocol::eager;
+  }
+  ++stats().sends_by_protocol[unsigned(proto)];
+  stats().bytes_by_protocol[unsigned(proto)] += r->bytes;
   if (r->peer_task == self_) {
     // Loopback: the message is delivered in one piece, straight into the matcher.
     ++stats().self_sends;
@@ -45,15 +55,29 @@ void Context::start_send(Request *r) {
 // partial message per sender.
 bool Context::push(Peer &p, Request *r) {
   dev::Device *d = p.dev;
-  if (r->control) {
-    AckHeader a{uint64_t(uintptr_t(r->buf))};
-    return d->try_send(r->peer_task, kDispatchAck, &a, sizeof a, nullptr, 0);
-  }
+  if (r->control) return d->try_send(r->peer_task, uint16_t(r->tag), r->ctrl, uint32_t(r->bytes), nullptr, 0);
   const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
+  if (r->rdv == kRdvRts) {
+    RtsHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, uint64_t(uintptr_t(r->buf)), r->ack_ref};
+    if (!d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0)) return false;
+    r->rdv = kRdvWait;
+    r->started = true;
+    r->offset = r->bytes;
+    return true;
+  }
   if (!r->started) {
-    MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
-    size_t n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
-    if (!d->try_send(r->peer_task, kDispatchMsg, &h, sizeof h, buf, n)) return false;
+    bool sent;
+    size_t n;
+    if (r->rdv == kRdvResend) {
+      RdvDataHeader h{r->rdv_cookie, r->bytes};
+      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
+      sent = d->try_send(r->peer_task, kDispatchRdvData, &h, sizeof h, buf, n);
+    } else {
+      MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
+      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
+      sent = d->try_send(r->peer_task, kDispatchMsg, &h, sizeof h, buf, n);
+    }
+    if (!sent) return false;
     r->started = true;
     r->offset = n;
   }
@@ -83,6 +107,12 @@ void Context::push_pending() {
 }
 
 void Context::finish_send(Request *r) {
+  if (r->rdv) {
+    // A rendezvous send completes when its acknowledgment arrives, however its data left.
+    r->rdv = kRdvWait;
+    rdv_sends_.push_back(r);
+    return;
+  }
   if (r->complete || (r->sync && !r->acked)) return;  // a synchronous send completes at its match ack
   request_complete(r);
 }
@@ -92,13 +122,21 @@ void Context::send_ack(uint32_t task, uint64_t cookie) {
     on_ack(cookie);
     return;
   }
-  Peer &p = peers_[task];
   AckHeader a{cookie};
-  if (p.sendq.empty() && p.dev->try_send(task, kDispatchAck, &a, sizeof a, nullptr, 0)) return;
+  send_control(task, kDispatchAck, &a, sizeof a);
+}
+
+// A protocol packet without payload, in order with the messages to that peer: sent at once when nothing
+// is queued and the device has room, else queued behind them.
+void Context::send_control(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len) {
+  Peer &p = peers_[task];
+  if (p.sendq.empty() && p.dev->try_send(task, dispatch, hdr, hdr_len, nullptr, 0)) return;
   Request *c = request_alloc(ReqKind::send);
   c->control = true;
   c->peer_task = task;
-  c->buf = reinterpret_cast<void *>(uintptr_t(cookie));
+  c->tag = dispatch;
+  c->bytes = hdr_len;
+  std::memcpy(c->ctrl, hdr, hdr_len);
   p.sendq.push_back(c);
   if (!p.pending) {
     p.pending = true;
@@ -135,6 +173,24 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
       c->on_ack(a.sync_cookie);
       break;
     }
+    case kDispatchRts: {
+      RtsHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_rts(src_task, h);
+      break;
+    }
+    case kDispatchResend: {
+      ResendHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_resend(src_task, h);
+      break;
+    }
+    case kDispatchRdvData: {
+      RdvDataHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_rdv_data(src_task, h, payload, payload_len);
+      break;
+    }
     default:
       break;
   }
@@ -146,7 +202,7 @@ void Context::fill(Request *r, uint64_t offset, const void *data, size_t len) {
   if (n) std::memcpy(static_cast<uint8_t *>(r->buf) + offset, data, n);
 }
 
-static void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total) {
+void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total) {
   r->status.source = src;
   r->status.tag = tag;
   r->status.sent_bytes = total;
@@ -154,7 +210,14 @@ static void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total
   r->status.error = total > r->bytes ? Err::truncate : Err::ok;
 }
 
-void Context::finish_recv(Request *r) { request_complete(r); }
+void Context::finish_recv(Request *r) {
+  if (r->ack_ref) {
+    // A rendezvous receive whose data was pushed: the origin's send completes on this acknowledgment.
+    peers_[r->peer_task].dev->ack_write(r->peer_task, r->ack_ref, kRdvAckBytes, 0);
+    r->ack_ref = 0;
+  }
+  request_complete(r);
+}
 
 void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len) {
   const uint16_t ctx = bits_ctx(h.bits);
@@ -207,6 +270,13 @@ void Context::on_frag(uint32_t src_task, const void *payload, size_t len) {
 
 void Context::recv_unexpected(Request *r, Unexpected *u) {
   set_recv_status(r, u->src, u->tag, u->total);
+  if (u->rts) {
+    const uint32_t src_task = u->src_task;
+    const uint64_t addr = u->rdv_addr, ack_ref = u->ack_ref;
+    unexpected_release(u);
+    pull(r, src_task, addr, ack_ref);
+    return;
+  }
   if (u->sync_cookie) send_ack(u->src_task, u->sync_cookie);
   if (u->received == u->total) {
     fill(r, 0, u->data, u->total);

@@ -1,0 +1,131 @@
+// Rendezvous by RDMA read with an acknowledgment counter (seed 001). Above the eager range the origin
+// arms an acknowledgment slot with kRdvAckBytes and sends only a request-to-send: match bits, length,
+// the data's address and the slot's reference. The target matches it like any message, sets its own
+// counter to the bytes it will take, reads them straight from the origin's memory (the device's
+// read_remote: process_vm_readv on shm), takes each completed read off its counter, and at zero writes the
+// acknowledgment into the origin's slot. The origin's send completes only when its counter reaches zero.
+//
+// A target that cannot read the origin (cross-memory attach refused: containers, ptrace_scope, seccomp)
+// asks it to push the data instead (kDispatchResend); the origin sends it through the rings addressed to
+// the matched receive (kDispatchRdvData) and sends later large messages to that peer eagerly; the target
+// acknowledges once all of it has arrived. A read that fails otherwise completes the receive with an
+// error and writes the error into the origin's slot, so both sides fail and neither hangs.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "pami/context.h"
+
+namespace pamir {
+
+namespace {
+// One read covers at most this much, so the target's counter moves as the data arrives.
+constexpr uint64_t kPullChunk = uint64_t(64) << 20;
+}  // namespace
+
+void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
+  const uint16_t ctx = bits_ctx(h.bits);
+  const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
+  if (Request *r = matcher_.take_posted(ctx, src, tag)) {
+    set_recv_status(r, src, tag, h.total);
+    pull(r, src_task, h.addr, h.ack_ref);
+    return;
+  }
+  ++stats().unexpected;
+  Unexpected *u = unexpected_alloc(0);  // nothing to hold: the data stays with the origin until matched
+  u->ctx = ctx;
+  u->src = src;
+  u->tag = tag;
+  u->src_task = src_task;
+  u->total = h.total;
+  u->received = 0;
+  u->rts = true;
+  u->rdv_addr = h.addr;
+  u->ack_ref = h.ack_ref;
+  matcher_.add_unexpected(u);
+}
+
+void Context::pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref) {
+  dev::Device *d = peers_[src_task].dev;
+  r->peer_task = src_task;
+  r->rdv_counter = r->status.bytes;  // what fits; a longer message is MPI_ERR_TRUNCATE, status set already
+  uint64_t done = 0;
+  ssize_t got = 0;
+  while (r->rdv_counter > 0) {
+    const uint64_t n = std::min(r->rdv_counter, kPullChunk);
+    struct iovec local = {static_cast<char *>(r->buf) + done, n};
+    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(addr + done)), n};
+    got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1);
+    if (got <= 0) break;
+    r->rdv_counter -= uint64_t(got);
+    done += uint64_t(got);
+  }
+  if (r->rdv_counter == 0) {
+    ++stats().rdv_reads;
+    d->ack_write(src_task, ack_ref, kRdvAckBytes, 0);
+    request_complete(r);
+    return;
+  }
+  if (done == 0 && (got == -EPERM || got == -ESRCH)) {
+    // Refused before anything moved: the origin pushes the data; the receive completes when it is in.
+    ++stats().rdv_resends;
+    r->ack_ref = ack_ref;
+    ResendHeader h{ack_ref, uint64_t(uintptr_t(r))};
+    send_control(src_task, kDispatchResend, &h, sizeof h);
+    return;
+  }
+  r->status.error = Err::rdma;
+  r->status.sys_errno = int32_t(got < 0 ? -got : EIO);
+  d->ack_write(src_task, ack_ref, kRdvAckBytes, got < 0 ? got : -EIO);
+  request_complete(r);
+}
+
+void Context::on_resend(uint32_t src_task, const ResendHeader &h) {
+  Peer &p = peers_[src_task];
+  p.rdv_refused = true;
+  Request *r = nullptr;
+  rdv_sends_.for_each([&](Request *x) {
+    if (!r && x->peer_task == src_task && x->ack_ref == h.ack_ref) r = x;
+  });
+  if (!r) return;  // cannot happen: a resend names a send that waits for its acknowledgment
+  rdv_sends_.remove(r);
+  r->rdv = kRdvResend;
+  r->rdv_cookie = h.target_cookie;
+  r->started = false;
+  r->offset = 0;
+  p.sendq.push_back(r);
+  if (!p.pending) {
+    p.pending = true;
+    pending_.push_back(&p);
+  }
+}
+
+void Context::on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void *payload, size_t len) {
+  Request *r = reinterpret_cast<Request *>(uintptr_t(h.target_cookie));
+  fill(r, 0, payload, len);
+  if (len < h.total) {
+    peers_[src_task].in = Incoming{r, nullptr, len, h.total};
+  } else {
+    finish_recv(r);  // writes the acknowledgment
+  }
+}
+
+void Context::check_rdv_sends() {
+  rdv_sends_.for_each([this](Request *r) {
+    dev::Device *d = peers_[r->peer_task].dev;
+    if (d->ack_counter(r->ack_ref) != 0) return;
+    const int64_t status = d->ack_status(r->ack_ref);
+    d->ack_free(r->ack_ref);
+    rdv_sends_.remove(r);
+    r->ack_ref = 0;
+    r->rdv = kRdvNone;
+    r->acked = true;  // matched, which is all a synchronous send waits for
+    if (status) {
+      r->status.error = Err::rdma;
+      r->status.sys_errno = int32_t(-status);
+    }
+    request_complete(r);
+  });
+}
+
+}  // namespace pamir
