@@ -83,6 +83,29 @@ static void mprobe_and_truncate(unsigned char *sbuf, unsigned char *rbuf) {
   }
 }
 
+/* The send completes only when the receiver acknowledges: while rank 1 has not posted its receive, MPI_Test
+ * on rank 0's MPI_Isend stays false (an eager protocol would complete it at once). */
+static void delayed_ack(unsigned char *sbuf, unsigned char *rbuf) {
+  if (size < 2 || rank > 1) return;
+  const size_t n = 1 << 20;
+  int go = 1;
+  if (rank == 0) {
+    fill(sbuf, n, 9);
+    MPI_Request rq;
+    int flag = 0, tests = 0;
+    MPI_Isend(sbuf, (int)n, MPI_BYTE, 1, 70, MPI_COMM_WORLD, &rq);
+    for (; tests < 2000 && !flag; ++tests) MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+    CHECK(!flag, "the send completed after %d tests, before the receiver posted its receive", tests);
+    MPI_Send(&go, 1, MPI_INT, 1, 71, MPI_COMM_WORLD);
+    if (!flag) MPI_Wait(&rq, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(&go, 1, MPI_INT, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    memset(rbuf, 0, n);
+    MPI_Recv(rbuf, (int)n, MPI_BYTE, 0, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(intact(rbuf, n, 9), "data of the delayed rendezvous");
+  }
+}
+
 /* PAMIR_FAULT=rdma-read: the read fails; the receive and the send both end with MPI_ERR_OTHER, whose text
  * says why, and small messages still flow afterwards. */
 static void fault(unsigned char *sbuf, unsigned char *rbuf) {
@@ -118,6 +141,7 @@ int main(int argc, char **argv) {
   } else {
     ring(sbuf, rbuf);
     mprobe_and_truncate(sbuf, rbuf);
+    delayed_ack(sbuf, rbuf);
   }
   free(sraw);
   free(rraw);

@@ -217,6 +217,9 @@ if has rdv; then
     done
   done
   ok_case rdv.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv fault
+  # Rings large enough to take the whole message eagerly: only the rendezvous keeps the send incomplete
+  # until the receiver acknowledges (rdv.c delayed_ack; an eager table fails it here).
+  ok_case rdv.big_ring 0 2 PAMIR_SHM_RING_SIZE=16M PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv
 fi
 # --- end rendezvous ---
 
