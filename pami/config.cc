@@ -26,6 +26,10 @@ Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
                         "a blocked call yields the core between polls: auto (when the node's ranks "
                         "outnumber its usable CPUs), yes, no",
                         "auto,yes,no"};
+Setting shm_cma{"PAMIR_SHM_CMA", "1", Type::Bool,
+                "0: never read a peer's memory (no rendezvous by cross-memory attach); large messages take "
+                "the pipelined copy through the shared-memory rings, as when the kernel refuses it",
+                nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER)",
@@ -33,7 +37,7 @@ Setting fault{"PAMIR_FAULT", "none", Type::Choice,
 
 std::vector<Setting *> &all() {
   static std::vector<Setting *> list{&send_protocols, &stats,  &shm_ring_size,   &spin_count,
-                                     &sleep_max_us,   &device, &yield_when_idle, &fault};
+                                     &sleep_max_us,   &device, &yield_when_idle, &shm_cma, &fault};
   return list;
 }
 

@@ -47,5 +47,6 @@ extern Setting sleep_max_us;    // PAMIR_SLEEP_MAX_US
 extern Setting device;          // PAMIR_DEVICE
 extern Setting yield_when_idle; // PAMIR_YIELD_WHEN_IDLE
 extern Setting fault;           // PAMIR_FAULT
+extern Setting shm_cma;         // PAMIR_SHM_CMA
 
 }  // namespace pamir::config

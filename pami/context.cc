@@ -72,6 +72,9 @@ int Context::init(std::string &why) {
     }
   }
   // check_send_table() bounded every immediate range by one packet, so bounds[0] + 1 cannot overflow.
+  // PAMIR_SHM_CMA=0: every peer is treated as one that cannot read us, from the first message on.
+  if (!config::shm_cma.flag)
+    for (Peer &p : peers_) p.rdv_refused = true;
   immediate_end_ = send_table_.protos[0] == SendProtocol::immediate ? send_table_.bounds[0] + 1 : 0;
   initialized_ = true;
   return 0;
