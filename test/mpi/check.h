@@ -2,62 +2,39 @@
 #ifndef PAMIR_TEST_CHECK_H
 #define PAMIR_TEST_CHECK_H
 
-#include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <mpi.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
+
+#include "../refuse_cma.h"
 
 static int checks_passed, checks_failed;
 
-/* TEST_REFUSE_CMA=1: before main (so before MPI_Init) this process refuses itself cross-memory attach, as
- * a container or a ptrace policy would: process_vm_readv and process_vm_writev fail with EPERM. The
- * library must notice and move the data another way. */
+/* TEST_REFUSE_CMA=1: before main (so before MPI_Init) this process refuses itself cross-memory attach
+ * (refuse_cma.h); the library must notice and move the data another way. */
 __attribute__((constructor)) static void refuse_cma_if_asked(void) {
   const char *v = getenv("TEST_REFUSE_CMA");
   if (!v || strcmp(v, "1") != 0) return;
-#if defined(__x86_64__)
-  const unsigned arch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-  const unsigned arch = AUDIT_ARCH_AARCH64;
-#else
-#error "no seccomp architecture constant for this machine"
-#endif
-  struct sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 1, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog prog = {(unsigned short)(sizeof filter / sizeof filter[0]), filter};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
-    fprintf(stderr, "TEST_REFUSE_CMA: cannot install the seccomp filter: %s\n", strerror(errno));
+  const int rc = refuse_cma();
+  if (rc != 0) {
+    fprintf(stderr, "TEST_REFUSE_CMA: cannot install the seccomp filter: %s\n", strerror(-rc));
     exit(2);
   }
 }
 
-#define CHECK(cond, ...)                                                   \
-  do {                                                                     \
-    if (cond) {                                                            \
-      ++checks_passed;                                                     \
-    } else {                                                               \
-      ++checks_failed;                                                     \
-      int r_ = -1;                                                         \
-      MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                  \
+#define CHECK(cond, ...)                                                          \
+  do {                                                                            \
+    if (cond) {                                                                   \
+      ++checks_passed;                                                            \
+    } else {                                                                      \
+      ++checks_failed;                                                            \
+      int r_ = -1;                                                                \
+      MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                         \
       fprintf(stderr, "FAIL rank %d %s:%d: %s: ", r_, __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                        \
-      fprintf(stderr, "\n");                                               \
-    }                                                                      \
+      fprintf(stderr, __VA_ARGS__);                                               \
+      fprintf(stderr, "\n");                                                      \
+    }                                                                             \
   } while (0)
 
 /* The class of an MPI error code. */

@@ -3,11 +3,7 @@
 // their node barrier is a pipe protocol run by the test process.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -26,6 +22,7 @@
 #include <vector>
 
 #include "devices/shm/shm_device.h"
+#include "test/refuse_cma.h"
 #include "test/unit/test_shm_util.h"
 
 namespace {
@@ -611,32 +608,14 @@ TEST(ShmDevice, ReadRemoteFromAPeerThatExited) {
 // Where cross-memory attach is refused (here by a seccomp filter, as in a container) read_remote says
 // -EPERM, so the protocol layer can fall back to copying through the ring.
 TEST(ShmDevice, ReadRemoteReportsEpermWhereCmaIsRefused) {
-#if defined(__x86_64__)
-  constexpr uint32_t kArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-  constexpr uint32_t kArch = AUDIT_ARCH_AARCH64;
-#else
-  GTEST_SKIP() << "no seccomp architecture constant for this machine";
-  constexpr uint32_t kArch = 0;
-#endif
   std::string err = run_ranks(1, [&](unsigned, const std::function<int()> &barrier) {
     Handler h = [](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {};
     auto d = make(params("", 0, {0}, barrier, &h));
     std::vector<unsigned char> src(4096, 3), dst(4096, 0);
     struct iovec l = {dst.data(), dst.size()}, r = {src.data(), src.size()};
     SHM_CHECK(d->read_remote(0, &l, 1, &r, 1) == 4096);  // reading oneself works before the filter
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
-    SHM_CHECK(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
-    SHM_CHECK(::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0, std::strerror(errno));
+    const int rc = refuse_cma();
+    SHM_CHECK(rc == 0, std::strerror(-rc));
     const ssize_t n = d->read_remote(0, &l, 1, &r, 1);
     SHM_CHECK(n == -EPERM, std::to_string(n));
     d->shutdown();
