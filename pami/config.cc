@@ -30,6 +30,10 @@ Setting shm_cma{"PAMIR_SHM_CMA", "1", Type::Bool,
                 "0: never read a peer's memory (no rendezvous by cross-memory attach); large messages take "
                 "the pipelined copy through the shared-memory rings, as when the kernel refuses it",
                 nullptr};
+Setting verbose{"PAMIR_VERBOSE", "0", Type::Bool,
+                "print on stderr the paths chosen per peer and why (for instance large messages through the "
+                "rings where cross-memory attach is refused)",
+                nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER)",
@@ -37,7 +41,8 @@ Setting fault{"PAMIR_FAULT", "none", Type::Choice,
 
 std::vector<Setting *> &all() {
   static std::vector<Setting *> list{&send_protocols, &stats,  &shm_ring_size,   &spin_count,
-                                     &sleep_max_us,   &device, &yield_when_idle, &shm_cma, &fault};
+                                     &sleep_max_us,   &device, &yield_when_idle, &shm_cma,
+                                     &verbose,        &fault};
   return list;
 }
 

@@ -34,11 +34,17 @@ int Context::init(std::string &why) {
   spin_ = unsigned(config::spin_count.number);
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
   fault_rdma_read_ = config::fault.number == 1;  // the index of rdma-read in PAMIR_FAULT's choices
-  enum { kYieldAuto, kYieldYes, kYieldNo };  // the order of PAMIR_YIELD_WHEN_IDLE's choices
+  enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices
   switch (config::yield_when_idle.number) {
-    case kYieldYes: yield_ = true; break;
-    case kYieldNo: yield_ = false; break;
-    default: yield_ = boot_.local_size() > usable_cpus(); break;
+    case kYieldYes:
+      yield_ = true;
+      break;
+    case kYieldNo:
+      yield_ = false;
+      break;
+    default:
+      yield_ = boot_.local_size() > usable_cpus();
+      break;
   }
 
   if (boot_.local_size() > 1) {
@@ -73,8 +79,14 @@ int Context::init(std::string &why) {
   }
   // check_send_table() bounded every immediate range by one packet, so bounds[0] + 1 cannot overflow.
   // PAMIR_SHM_CMA=0: every peer is treated as one that cannot read us, from the first message on.
-  if (!config::shm_cma.flag)
+  if (!config::shm_cma.flag) {
     for (Peer &p : peers_) p.rdv_refused = true;
+    if (config::verbose.flag)
+      std::fprintf(stderr,
+                   "pamir: rank %u: PAMIR_SHM_CMA=0: messages of the rdma range go through the "
+                   "shared-memory rings (no cross-memory attach)\n",
+                   self_);
+  }
   immediate_end_ = send_table_.protos[0] == SendProtocol::immediate ? send_table_.bounds[0] + 1 : 0;
   initialized_ = true;
   return 0;

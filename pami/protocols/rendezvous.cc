@@ -12,8 +12,10 @@
 // error and writes the error into the origin's slot, so both sides fail and neither hangs.
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
+#include "pami/config.h"
 #include "pami/context.h"
 
 namespace pamir {
@@ -69,6 +71,11 @@ void Context::pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_re
   if (done == 0 && (got == -EPERM || got == -ESRCH)) {
     // Refused before anything moved: the origin pushes the data; the receive completes when it is in.
     ++stats().rdv_resends;
+    if (config::verbose.flag)
+      std::fprintf(stderr,
+                   "pamir: rank %u: cannot read rank %u's memory (%s): asking it to push its "
+                   "large messages through the shared-memory rings\n",
+                   self_, src_task, std::strerror(int(-got)));
     r->ack_ref = ack_ref;
     ResendHeader h{ack_ref, uint64_t(uintptr_t(r))};
     send_control(src_task, kDispatchResend, &h, sizeof h);
@@ -82,6 +89,11 @@ void Context::pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_re
 
 void Context::on_resend(uint32_t src_task, const ResendHeader &h) {
   Peer &p = peers_[src_task];
+  if (!p.rdv_refused && config::verbose.flag)
+    std::fprintf(stderr,
+                 "pamir: rank %u: rank %u cannot read this process's memory: large messages to it "
+                 "go through the shared-memory rings from now on\n",
+                 self_, src_task);
   p.rdv_refused = true;
   Request *r = nullptr;
   rdv_sends_.for_each([&](Request *x) {

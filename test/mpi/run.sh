@@ -217,6 +217,15 @@ if has rdv; then
     done
   done
   ok_case rdv.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv fault
+  # PAMIR_VERBOSE=1 says which path was chosen and why, on both sides of a refused read.
+  if run rdv.verbose 0 2 TEST_REFUSE_CMA=1 PAMIR_VERBOSE=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
+    if grep -q "cannot read rank 0's memory (Operation not permitted)" "$work/rdv.verbose.err" &&
+      grep -q "rank 1 cannot read this process's memory" "$work/rdv.verbose.err"; then
+      pass rdv.verbose
+    else
+      fail rdv.verbose "stderr: $(grep pamir: "$work/rdv.verbose.err" | head -3 | tr '\n' '|')"
+    fi
+  fi
   # Rings large enough to take the whole message eagerly: only the rendezvous keeps the send incomplete
   # until the receiver acknowledges (rdv.c delayed_ack; an eager table fails it here).
   ok_case rdv.big_ring 0 2 PAMIR_SHM_RING_SIZE=16M PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv
