@@ -219,17 +219,23 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
 }
 PAMIR_ALIAS(Group_union);
 
+namespace {
+// The members of g1 that are (keep_common) or are not in g2, in g1's order: intersection and difference.
+MPI_Group filter_members(const Group *g1, const Group *g2, bool keep_common) {
+  std::unordered_set<uint32_t> in2(g2->tasks.begin(), g2->tasks.end());
+  std::vector<uint32_t> tasks;
+  for (uint32_t t : g1->tasks)
+    if (bool(in2.count(t)) == keep_common) tasks.push_back(t);
+  return group_handle(group_make(std::move(tasks)));
+}
+}  // namespace
+
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
   PAMIR_ENTER("MPI_Group_intersection");
   Group *g1 = PAMIR_GROUP(group1);
   Group *g2 = PAMIR_GROUP(group2);
   PAMIR_CHECK(nullptr, newgroup, MPI_ERR_ARG, "newgroup is NULL");
-  // The members of group1 that are also in group2, in group1's order.
-  std::unordered_set<uint32_t> in2(g2->tasks.begin(), g2->tasks.end());
-  std::vector<uint32_t> tasks;
-  for (uint32_t t : g1->tasks)
-    if (in2.count(t)) tasks.push_back(t);
-  *newgroup = group_handle(group_make(std::move(tasks)));
+  *newgroup = filter_members(g1, g2, true);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Group_intersection);
@@ -239,12 +245,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
   Group *g1 = PAMIR_GROUP(group1);
   Group *g2 = PAMIR_GROUP(group2);
   PAMIR_CHECK(nullptr, newgroup, MPI_ERR_ARG, "newgroup is NULL");
-  // The members of group1 that are not in group2, in group1's order.
-  std::unordered_set<uint32_t> in2(g2->tasks.begin(), g2->tasks.end());
-  std::vector<uint32_t> tasks;
-  for (uint32_t t : g1->tasks)
-    if (!in2.count(t)) tasks.push_back(t);
-  *newgroup = group_handle(group_make(std::move(tasks)));
+  *newgroup = filter_members(g1, g2, false);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Group_difference);

@@ -64,9 +64,8 @@ struct Request : ListNode {
   uint64_t offset = 0;  // send: bytes handed to the device so far
 
   // Rendezvous (seed 001). Send: the acknowledgment slot and the state; receive being pulled: the
-  // origin's slot, data address and the bytes still to read (the target's counter).
+  // origin's slot and the bytes still to read (the target's counter).
   uint64_t ack_ref = 0;
-  uint64_t rdv_addr = 0;
   uint64_t rdv_counter = 0;
   uint64_t rdv_cookie = 0;  // send pushed after a resend request: the target's receive
   uint8_t rdv = 0;          // RdvState (pami/context.h)
