@@ -1,8 +1,8 @@
 // The one interface every device (shm, ofi, torus) implements.
 //
-// A device moves packets between tasks and reads remote memory. It knows nothing of MPI, matching or
-// datatypes: a packet is a dispatch id, a protocol header of at most max_header() bytes and a payload.
-// The context owns the devices and reaches one through a single virtual call per packet.
+// A device moves packets between tasks and reads and writes remote memory. It knows nothing of MPI, matching
+// or datatypes: a packet is a dispatch id, a protocol header of at most max_header() bytes and a payload. The
+// context owns the devices and reaches one through a single virtual call per packet.
 #pragma once
 
 #include <sys/types.h>
@@ -58,6 +58,10 @@ class Device {
   // (for example -EPERM where cross-memory attach is refused).
   virtual ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
                               const struct iovec *remote, unsigned nremote) noexcept = 0;
+
+  // Writes local memory into a peer's memory; the same results as read_remote().
+  virtual ssize_t write_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
+                               const struct iovec *remote, unsigned nremote) noexcept = 0;
 
   // Acknowledgment objects (seed 001): a counter and a status in memory peers can write (on shm a slot
   // of the node segment, named by its offset; on ofi registered memory). The owner allocates one with

@@ -14,6 +14,14 @@ Setting send_protocols{"PAMIR_SEND_PROTOCOLS", "immediate:192,eager:64K,rdma", T
                        "point-to-point protocol by message size: name:upper-bound,...,name (bounds in "
                        "bytes, K/M/G suffixes; the last entry has no bound)",
                        nullptr};
+Setting put_protocols{"PAMIR_PUT_PROTOCOLS", "eager:16K,rdma", Type::ProtocolTable,
+                      "one-sided put protocol by size: eager (packets the target copies in), rdma (written "
+                      "straight into the target's memory); same form as PAMIR_SEND_PROTOCOLS",
+                      nullptr};
+Setting get_protocols{"PAMIR_GET_PROTOCOLS", "rdma", Type::ProtocolTable,
+                      "one-sided get protocol by size: eager (the target answers with packets), rdma (read "
+                      "straight from the target's memory); same form as PAMIR_SEND_PROTOCOLS",
+                      nullptr};
 Setting stats{"PAMIR_STATS", "0", Type::Bool, "print per-protocol message counts at MPI_Finalize", nullptr};
 Setting shm_ring_size{"PAMIR_SHM_RING_SIZE", "64K", Type::Size,
                       "bytes of each shared-memory ring between a pair of local ranks (4K to 16M)", nullptr};
@@ -40,9 +48,9 @@ Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{&send_protocols, &stats,  &shm_ring_size,   &spin_count,
-                                     &sleep_max_us,   &device, &yield_when_idle, &shm_cma,
-                                     &verbose,        &fault};
+  static std::vector<Setting *> list{&send_protocols,  &put_protocols, &get_protocols, &stats,
+                                     &shm_ring_size,   &spin_count,    &sleep_max_us,  &device,
+                                     &yield_when_idle, &shm_cma,       &verbose,       &fault};
   return list;
 }
 
@@ -123,8 +131,13 @@ static bool parse(Setting &s, const char *text, std::string &why) {
       }
       return true;
     case Type::ProtocolTable: {
-      SendTable t;
-      return parse_send_table(text, t, why);
+      // Each class has its own protocol names; what a device can serve is checked at MPI_Init.
+      SendTable st;
+      PutTable pt;
+      GetTable gt;
+      if (&s == &put_protocols) return parse_table(text, pt, why);
+      if (&s == &get_protocols) return parse_table(text, gt, why);
+      return parse_table(text, st, why);
     }
     case Type::Choice: {
       // number is the index of the choice in the list, so callers switch on it without comparing text.

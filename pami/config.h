@@ -39,15 +39,17 @@ bool parse_size(const char *text, uint64_t &out);  // "64", "32K", "4M", "1G"
 bool parse_bool(const char *text, bool &out);      // 1/0, yes/no, true/false, on/off
 
 // The settings themselves.
-extern Setting send_protocols;  // PAMIR_SEND_PROTOCOLS
-extern Setting stats;           // PAMIR_STATS
-extern Setting shm_ring_size;   // PAMIR_SHM_RING_SIZE
-extern Setting spin_count;      // PAMIR_SPIN_COUNT
-extern Setting sleep_max_us;    // PAMIR_SLEEP_MAX_US
-extern Setting device;          // PAMIR_DEVICE
-extern Setting yield_when_idle; // PAMIR_YIELD_WHEN_IDLE
-extern Setting fault;           // PAMIR_FAULT
-extern Setting shm_cma;         // PAMIR_SHM_CMA
-extern Setting verbose;         // PAMIR_VERBOSE
+extern Setting send_protocols;   // PAMIR_SEND_PROTOCOLS
+extern Setting put_protocols;    // PAMIR_PUT_PROTOCOLS
+extern Setting get_protocols;    // PAMIR_GET_PROTOCOLS
+extern Setting stats;            // PAMIR_STATS
+extern Setting shm_ring_size;    // PAMIR_SHM_RING_SIZE
+extern Setting spin_count;       // PAMIR_SPIN_COUNT
+extern Setting sleep_max_us;     // PAMIR_SLEEP_MAX_US
+extern Setting device;           // PAMIR_DEVICE
+extern Setting yield_when_idle;  // PAMIR_YIELD_WHEN_IDLE
+extern Setting fault;            // PAMIR_FAULT
+extern Setting shm_cma;          // PAMIR_SHM_CMA
+extern Setting verbose;          // PAMIR_VERBOSE
 
 }  // namespace pamir::config

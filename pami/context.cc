@@ -26,9 +26,17 @@ int Context::init(std::string &why) {
     return 1;
   }
   peers_ = std::vector<Peer>(ntasks_);
-  if (!parse_send_table(config::send_protocols.value.c_str(), send_table_, why) ||
+  if (!parse_table(config::send_protocols.value.c_str(), send_table_, why) ||
       !check_send_table(send_table_, immediate_limit(), immediate_limit_why(), why)) {
     why = "PAMIR_SEND_PROTOCOLS=\"" + config::send_protocols.value + "\" is not valid: " + why;
+    return 1;
+  }
+  if (!parse_table(config::put_protocols.value.c_str(), put_table_, why)) {
+    why = "PAMIR_PUT_PROTOCOLS=\"" + config::put_protocols.value + "\" is not valid: " + why;
+    return 1;
+  }
+  if (!parse_table(config::get_protocols.value.c_str(), get_table_, why)) {
+    why = "PAMIR_GET_PROTOCOLS=\"" + config::get_protocols.value + "\" is not valid: " + why;
     return 1;
   }
   spin_ = unsigned(config::spin_count.number);
@@ -80,7 +88,7 @@ int Context::init(std::string &why) {
   // check_send_table() bounded every immediate range by one packet, so bounds[0] + 1 cannot overflow.
   // PAMIR_SHM_CMA=0: every peer is treated as one that cannot read us, from the first message on.
   if (!config::shm_cma.flag) {
-    for (Peer &p : peers_) p.rdv_refused = true;
+    for (Peer &p : peers_) p.rdv_refused = p.cma_refused = true;
     if (config::verbose.flag)
       std::fprintf(stderr,
                    "pamir: rank %u: PAMIR_SHM_CMA=0: messages of the rdma range go through the "

@@ -76,6 +76,24 @@ class Context {
   // Receives a message taken by probe(remove=true) (MPI_Mrecv).
   void recv_unexpected(Request *r, Unexpected *u);
 
+  // One-sided transfers (PAMI_Put, PAMI_Get) with the peer's memory at `remote_addr`, which the peer
+  // has exposed for it. r: kind put or get, peer_task, buf, bytes. The protocol comes from the put or
+  // get size table; a peer whose memory this process cannot reach directly (cross-memory attach refused,
+  // or PAMIR_SHM_CMA=0) is served by packets instead, which needs the peer to advance its context. A put
+  // completes when the data is in the peer's memory, a get when it is in buf; a failed direct transfer
+  // completes the request with Err::rdma.
+  void start_put(Request *r, uint64_t remote_addr);
+  void start_get(Request *r, uint64_t remote_addr);
+  const PutTable &put_table() const { return put_table_; }
+  const GetTable &get_table() const { return get_table_; }
+
+  // The acknowledgment counter of a rendezvous send still waiting for its target (tests: it holds the
+  // acknowledgment's size until the target writes it); UINT64_MAX when r waits for none.
+  uint64_t rdv_ack_counter(const Request *r) const {
+    if (r->rdv != kRdvWait || !r->ack_ref) return UINT64_MAX;
+    return peers_[r->peer_task].dev->ack_counter(r->ack_ref);
+  }
+
   void advance() {
     if (shm_) shm_->poll();
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
@@ -109,6 +127,7 @@ class Context {
     Incoming in;
     bool pending = false;
     bool rdv_refused = false;  // the peer could not read this process: rendezvous sends go eagerly
+    bool cma_refused = false;  // this process cannot reach the peer's memory: one-sided goes by packets
   };
 
   static void deliver(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
@@ -121,6 +140,14 @@ class Context {
   void on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void *payload, size_t len);
   void pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref);
   void check_rdv_sends();
+  // One-sided transfers (pami/protocols/onesided.cc).
+  bool push_onesided(Peer &p, Request *r);
+  void sent_onesided(Request *r);
+  void on_put(uint32_t src_task, const PutHeader &h, const void *payload, size_t len);
+  void on_put_ack(uint64_t cookie);
+  void on_get(uint32_t src_task, const GetHeader &h);
+  void on_get_data(const GetDataHeader &h, const void *payload, size_t len);
+  void enqueue(Peer &p, Request *r);
   void send_control(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len);
   void on_ack(uint64_t cookie);
   void send_ack(uint32_t task, uint64_t cookie);
@@ -141,6 +168,8 @@ class Context {
   bool fault_rdma_read_ = false;  // PAMIR_FAULT=rdma-read: every rendezvous read fails
   Matcher matcher_;
   SendTable send_table_;
+  PutTable put_table_;
+  GetTable get_table_;
   // Exclusive bound of the immediate range: 0 when the table does not start with immediate, so that
   // even a zero-byte message then takes the protocol the table chose.
   uint64_t immediate_end_ = 0;

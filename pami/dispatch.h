@@ -7,13 +7,17 @@
 namespace pamir {
 
 enum Dispatch : uint16_t {
-  kDispatchMsg = 1,      // first (often only) packet of a point-to-point message: MsgHeader + payload
-  kDispatchFrag = 2,     // a following packet of the same message from the same sender: payload only
-  kDispatchAck = 3,      // a synchronous send was matched: AckHeader
-  kDispatchRts = 4,      // rendezvous request-to-send (seed 001): RtsHeader, no payload
-  kDispatchResend = 5,   // the target cannot read the origin's memory: ResendHeader; the origin pushes
-  kDispatchRdvData = 6,  // first packet of data pushed after a resend request: RdvDataHeader + payload
-  kDispatchCount = 7,
+  kDispatchMsg = 1,       // first (often only) packet of a point-to-point message: MsgHeader + payload
+  kDispatchFrag = 2,      // a following packet of the same message from the same sender: payload only
+  kDispatchAck = 3,       // a synchronous send was matched: AckHeader
+  kDispatchRts = 4,       // rendezvous request-to-send (seed 001): RtsHeader, no payload
+  kDispatchResend = 5,    // the target cannot read the origin's memory: ResendHeader; the origin pushes
+  kDispatchRdvData = 6,   // first packet of data pushed after a resend request: RdvDataHeader + payload
+  kDispatchPut = 7,       // one-sided put by packets: PutHeader + payload, copied to PutHeader::addr
+  kDispatchPutAck = 8,    // every packet of a put is in place: AckHeader with the origin's cookie
+  kDispatchGet = 9,       // one-sided get by packets: GetHeader; the target answers with kDispatchGetData
+  kDispatchGetData = 10,  // part of a get's answer: GetDataHeader + payload
+  kDispatchCount = 11,
 };
 
 struct MsgHeader {
@@ -45,6 +49,24 @@ struct ResendHeader {
 struct RdvDataHeader {
   uint64_t target_cookie;
   uint64_t total;
+};
+
+// One-sided transfers: every packet names its own place, so packets of a put or of a get's answer
+// need no per-peer reassembly state. `cookie` is the origin's request, echoed back.
+struct PutHeader {
+  uint64_t addr;    // where this packet's payload goes, in the target's address space
+  uint64_t cookie;  // nonzero on the last packet only: acknowledge the put with it
+};
+
+struct GetHeader {
+  uint64_t addr;  // the data, in the target's address space
+  uint64_t bytes;
+  uint64_t cookie;
+};
+
+struct GetDataHeader {
+  uint64_t cookie;
+  uint64_t offset;  // of this packet's payload within the get
 };
 
 }  // namespace pamir

@@ -26,6 +26,9 @@ enum class ReqKind : uint8_t {
   persistent,   // MPI_Send_init/Recv_init family: `active` tells whether a started operation runs
   schedule,     // a nonblocking collective's schedule
   generalized,  // MPI_Grequest_start
+  put,          // one-sided put (Context::start_put): completes when the data is in the target's memory
+  get,          // one-sided get (Context::start_get): completes when the data is in `buf`
+  get_reply,    // internal: a target's answer to a get by packets, released once sent
 };
 
 struct Status {
@@ -60,8 +63,9 @@ struct Request : ListNode {
 
   // Buffer (contiguous bytes).
   void *buf = nullptr;
-  uint64_t bytes = 0;   // send: message length; receive: buffer capacity
-  uint64_t offset = 0;  // send: bytes handed to the device so far
+  uint64_t bytes = 0;        // send: message length; receive: buffer capacity
+  uint64_t offset = 0;       // send, put: bytes handed to the device so far; get: bytes arrived
+  uint64_t remote_addr = 0;  // put, get: the target's memory; get_reply: the origin's cookie
 
   // Rendezvous (seed 001). Send: the acknowledgment slot and the state; receive being pulled: the
   // origin's slot and the bytes still to read (the target's counter).

@@ -1,20 +1,46 @@
 #include "pami/select.h"
 
 #include <cstring>
+#include <iterator>
 
 #include "pami/config.h"
 
 namespace pamir {
 
-static const char *const protocol_names[] = {"immediate", "eager", "rdma"};
-static_assert(sizeof(protocol_names) / sizeof(protocol_names[0]) == size_t(SendProtocol::count_));
+namespace {
+const char *const send_names[] = {"immediate", "eager", "rdma"};
+const char *const put_names[] = {"eager", "rdma"};
+const char *const get_names[] = {"eager", "rdma"};
+static_assert(std::size(send_names) == size_t(SendProtocol::count_));
+static_assert(std::size(put_names) == size_t(PutProtocol::count_));
+static_assert(std::size(get_names) == size_t(GetProtocol::count_));
+}  // namespace
 
-const char *protocol_name(SendProtocol p) {
-  return protocol_names[unsigned(p)];
+template <>
+const char *const *protocol_names<SendProtocol>() {
+  return send_names;
+}
+template <>
+const char *const *protocol_names<PutProtocol>() {
+  return put_names;
+}
+template <>
+const char *const *protocol_names<GetProtocol>() {
+  return get_names;
 }
 
-bool parse_send_table(const char *text, SendTable &out, std::string &why) {
-  SendTable t;
+const char *protocol_name(SendProtocol p) {
+  return send_names[unsigned(p)];
+}
+const char *protocol_name(PutProtocol p) {
+  return put_names[unsigned(p)];
+}
+const char *protocol_name(GetProtocol p) {
+  return get_names[unsigned(p)];
+}
+
+bool parse_ranges(const char *text, const char *const *names, unsigned nnames, unsigned max_ranges,
+                  uint64_t *bounds, uint8_t *protos, unsigned &ranges, std::string &why) {
   std::string s(text ? text : "");
   if (s.empty()) {
     why = "empty protocol list";
@@ -32,16 +58,18 @@ bool parse_send_table(const char *text, SendTable &out, std::string &why) {
       why = "an entry without a bound must be the last";
       return false;
     }
-    if (n == SendTable::max_ranges) {
-      why = "more than " + std::to_string(SendTable::max_ranges) + " ranges";
+    if (n == max_ranges) {
+      why = "more than " + std::to_string(max_ranges) + " ranges";
       return false;
     }
     size_t colon = entry.find(':');
     std::string name = entry.substr(0, colon);
     unsigned p = 0;
-    while (p < unsigned(SendProtocol::count_) && name != protocol_names[p]) ++p;
-    if (p == unsigned(SendProtocol::count_)) {
-      why = "unknown protocol \"" + name + "\" (known: immediate, eager, rdma)";
+    while (p < nnames && name != names[p]) ++p;
+    if (p == nnames) {
+      why = "unknown protocol \"" + name + "\" (known:";
+      for (unsigned k = 0; k < nnames; ++k) why += std::string(k ? ", " : " ") + names[k];
+      why += ")";
       return false;
     }
     uint64_t bound = UINT64_MAX;
@@ -50,41 +78,28 @@ bool parse_send_table(const char *text, SendTable &out, std::string &why) {
         why = "bad size \"" + entry.substr(colon + 1) + "\" after " + name;
         return false;
       }
-      if (n > 0 && bound <= t.bounds[n - 1]) {
+      if (n > 0 && bound <= bounds[n - 1]) {
         why = "bounds must strictly increase (" + entry + ")";
         return false;
       }
     } else {
       last_seen = true;
     }
-    t.bounds[n] = bound;
-    t.protos[n] = SendProtocol(p);
+    bounds[n] = bound;
+    protos[n] = uint8_t(p);
     ++n;
   }
   if (!last_seen) {
     why = "the last entry must have no bound (it covers every larger size)";
     return false;
   }
-  for (unsigned k = n; k < SendTable::max_ranges; ++k) {
-    t.bounds[k] = UINT64_MAX;
-    t.protos[k] = t.protos[n - 1];
+  // The unused tail repeats the last range, so the branch-free count never passes it.
+  for (unsigned k = n; k < max_ranges; ++k) {
+    bounds[k] = UINT64_MAX;
+    protos[k] = protos[n - 1];
   }
-  t.ranges = n;
-  out = t;
+  ranges = n;
   return true;
-}
-
-std::string format_send_table(const SendTable &t) {
-  std::string s;
-  uint64_t lo = 0;
-  for (unsigned k = 0; k < t.ranges; ++k) {
-    if (k) s += ", ";
-    s += protocol_name(t.protos[k]);
-    s += " [" + std::to_string(lo) + ", ";
-    s += t.bounds[k] == UINT64_MAX ? std::string("inf)") : std::to_string(t.bounds[k]) + "]";
-    lo = t.bounds[k] + 1;
-  }
-  return s;
 }
 
 bool check_send_table(const SendTable &t, uint64_t immediate_limit, const std::string &limit_why,

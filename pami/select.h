@@ -16,7 +16,21 @@ enum class SendProtocol : uint8_t {
   count_
 };
 
+// One-sided transfers into and out of a peer's memory (Context::start_put / start_get).
+enum class PutProtocol : uint8_t {
+  eager,  // packets through the device's FIFO, each naming its place; the target copies them in
+  rdma,   // the origin writes straight into the target's memory (shm: process_vm_writev)
+  count_
+};
+enum class GetProtocol : uint8_t {
+  eager,  // a request packet; the target answers with packets the origin copies out of
+  rdma,   // the origin reads straight from the target's memory (shm: process_vm_readv)
+  count_
+};
+
 const char *protocol_name(SendProtocol p);
+const char *protocol_name(PutProtocol p);
+const char *protocol_name(GetProtocol p);
 
 template <typename Proto, unsigned MaxRanges = 8>
 struct SizeTable {
@@ -34,11 +48,51 @@ struct SizeTable {
 };
 
 using SendTable = SizeTable<SendProtocol>;
+using PutTable = SizeTable<PutProtocol>;
+using GetTable = SizeTable<GetProtocol>;
 
-// Parses "immediate:192,eager:32K,eager" style text. Every entry but the last has a bound; bounds
-// strictly increase. Returns false with the reason in `why`.
-bool parse_send_table(const char *text, SendTable &out, std::string &why);
-std::string format_send_table(const SendTable &t);
+// The text form shared by every class, "immediate:192,eager:32K,rdma": every entry but the last has an
+// inclusive bound (K/M/G suffixes), bounds strictly increase, and the last entry, without a bound,
+// covers every larger size. `names` lists the class's protocols in enum order. Returns false with the
+// reason in `why`; `protos` receives enum values.
+bool parse_ranges(const char *text, const char *const *names, unsigned nnames, unsigned max_ranges,
+                  uint64_t *bounds, uint8_t *protos, unsigned &ranges, std::string &why);
+// The names of a class's protocols, in enum order.
+template <typename Proto>
+const char *const *protocol_names();
+template <>
+const char *const *protocol_names<SendProtocol>();
+template <>
+const char *const *protocol_names<PutProtocol>();
+template <>
+const char *const *protocol_names<GetProtocol>();
+
+template <typename Proto, unsigned M>
+bool parse_table(const char *text, SizeTable<Proto, M> &out, std::string &why) {
+  uint8_t protos[M];
+  SizeTable<Proto, M> t;
+  if (!parse_ranges(text, protocol_names<Proto>(), unsigned(Proto::count_), M, t.bounds, protos, t.ranges,
+                    why))
+    return false;
+  for (unsigned k = 0; k < M; ++k) t.protos[k] = Proto(protos[k]);
+  out = t;
+  return true;
+}
+
+// "eager [0, 1024], rdma [1025, inf)"
+template <typename Proto, unsigned M>
+std::string format_table(const SizeTable<Proto, M> &t) {
+  std::string s;
+  uint64_t lo = 0;
+  for (unsigned k = 0; k < t.ranges; ++k) {
+    if (k) s += ", ";
+    s += protocol_name(t.protos[k]);
+    s += " [" + std::to_string(lo) + ", ";
+    s += t.bounds[k] == UINT64_MAX ? std::string("inf)") : std::to_string(t.bounds[k]) + "]";
+    lo = t.bounds[k] + 1;
+  }
+  return s;
+}
 
 // Whether the devices can serve every range of a parsed table: an immediate range must fit in one
 // packet (`immediate_limit` payload bytes), so it cannot be the last, unbounded range either. `limit_why`

@@ -17,6 +17,15 @@ struct Stats {
   uint64_t sleeps = 0;       // times a blocked call slept on its doorbell
   uint64_t rdv_reads = 0;    // rendezvous messages this rank read from their origin
   uint64_t rdv_resends = 0;  // rendezvous messages it could not read and had pushed instead
+  // The acknowledgment counters of seed 001, summed so tests can check every arming and every zero.
+  uint64_t rdv_origin_armed = 0;  // origin: bytes its counters were armed with before the request-to-send
+  uint64_t rdv_origin_acked = 0;  // origin: counters seen at zero (sends completed by the target's ack)
+  uint64_t rdv_target_armed = 0;  // target: bytes its counters were set to when a request-to-send matched
+  uint64_t rdv_target_zero = 0;   // target: counters that reached zero (acknowledgments written)
+  uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
+  uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
+  uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};
+  uint64_t get_bytes_by_protocol[unsigned(GetProtocol::count_)] = {};
 };
 
 inline Stats g_stats;

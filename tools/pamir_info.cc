@@ -91,23 +91,44 @@ void print_devices() {
   }
 }
 
-bool print_protocols() {
-  const Setting &s = pamir::config::send_protocols;
-  pamir::SendTable table;
+template <typename Table>
+bool print_table(const Setting &s, const char *what, std::string &out) {
+  Table table;
   std::string why;
-  if (!pamir::parse_send_table(s.value.c_str(), table, why) ||
-      !pamir::check_send_table(table, pamir::Context::immediate_limit(),
-                               pamir::Context::immediate_limit_why(), why)) {
+  if (!pamir::parse_table(s.value.c_str(), table, why)) {
     std::fprintf(stderr, "pamir_info: %s=\"%s\" is not valid: %s\n", s.name, s.value.c_str(), why.c_str());
     return false;
   }
+  char head[256];
+  std::snprintf(head, sizeof head, "%s by size in bytes (%s=%s%s)\n", what, s.name, s.value.c_str(),
+                s.from_env ? ", from the environment" : ", the default");
+  out += head;
+  out += "  shm    " + pamir::format_table(table) + "\n";
+  return true;
+}
+
+// One table per operation class; only send has a range (immediate) that a device bounds.
+bool print_protocols() {
+  const Setting &s = pamir::config::send_protocols;
+  pamir::SendTable send;
+  std::string why, text;
+  if (pamir::parse_table(s.value.c_str(), send, why) &&
+      !pamir::check_send_table(send, pamir::Context::immediate_limit(), pamir::Context::immediate_limit_why(),
+                               why)) {
+    std::fprintf(stderr, "pamir_info: %s=\"%s\" is not valid: %s\n", s.name, s.value.c_str(), why.c_str());
+    return false;
+  }
+  if (!print_table<pamir::SendTable>(s, "Send protocols", text)) return false;
+  char limit[256];
+  std::snprintf(limit, sizeof limit, "         (immediate carries at most %llu bytes: %s)\n",
+                (unsigned long long)pamir::Context::immediate_limit(),
+                pamir::Context::immediate_limit_why().c_str());
+  text += limit;
+  if (!print_table<pamir::PutTable>(pamir::config::put_protocols, "Put protocols", text) ||
+      !print_table<pamir::GetTable>(pamir::config::get_protocols, "Get protocols", text))
+    return false;
   section();
-  std::printf("Send protocols by message size in bytes (%s=%s%s)\n", s.name, s.value.c_str(),
-              s.from_env ? ", from the environment" : ", the default");
-  std::printf("  shm    %s\n", pamir::format_send_table(table).c_str());
-  std::printf("         (immediate carries at most %llu bytes: %s)\n",
-              (unsigned long long)pamir::Context::immediate_limit(),
-              pamir::Context::immediate_limit_why().c_str());
+  std::fputs(text.c_str(), stdout);
   return true;
 }
 

@@ -283,6 +283,17 @@ struct IovCursor {
 
 ssize_t ShmDevice::read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
                                const struct iovec *remote, unsigned nremote) noexcept {
+  return cross_copy(task, local, nlocal, remote, nremote, false);
+}
+
+ssize_t ShmDevice::write_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
+                                const struct iovec *remote, unsigned nremote) noexcept {
+  return cross_copy(task, local, nlocal, remote, nremote, true);
+}
+
+// Both directions need the same permission (ptrace attach), so one probe per peer serves both.
+ssize_t ShmDevice::cross_copy(uint32_t task, const struct iovec *local, unsigned nlocal,
+                              const struct iovec *remote, unsigned nremote, bool write) noexcept {
   const uint32_t peer = local_index(task);
   if (peer == kNone) return -EHOSTUNREACH;
   const pid_t pid = static_cast<pid_t>(pids_[peer]);
@@ -298,7 +309,8 @@ ssize_t ShmDevice::read_remote(uint32_t task, const struct iovec *local, unsigne
     if (lc.done() || rc.done()) return total;
     const unsigned nl = lc.fill(lv, kBatch), nr = rc.fill(rv, kBatch);
     // A fault part-way returns what was copied; the next call then reports the error.
-    const ssize_t got = ::process_vm_readv(pid, lv, nl, rv, nr, 0);
+    const ssize_t got =
+        write ? ::process_vm_writev(pid, lv, nl, rv, nr, 0) : ::process_vm_readv(pid, lv, nl, rv, nr, 0);
     if (got < 0) {
       if (errno == EINTR) continue;
       return -errno;

@@ -72,11 +72,14 @@ class ShmDevice final : public Device {
   bool try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
                 size_t payload_len) noexcept override;
   unsigned poll() noexcept override;
-  // process_vm_readv, looping over partial transfers and batches of iovecs. The first read from a peer
-  // checks that its pid really is the peer (a token it published); a refusal then (-EPERM: containers,
-  // ptrace_scope, seccomp; -ESRCH: another pid namespace) is remembered and returned at once afterwards.
+  // process_vm_readv / process_vm_writev, looping over partial transfers and batches of iovecs. The
+  // first transfer with a peer checks that its pid really is the peer (a token it published); a refusal
+  // then (-EPERM: containers, ptrace_scope, seccomp; -ESRCH: another pid namespace) is remembered and
+  // returned at once afterwards, for both directions.
   ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
                       unsigned nremote) noexcept override;
+  ssize_t write_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                       unsigned nremote) noexcept override;
   // Acknowledgment slots: this rank's SegmentLayout::kAckSlots slots of the node segment, referenced by
   // segment offset. ack_write() checks that the reference is a slot of `task` (else the fatal hook).
   uint64_t ack_alloc(uint64_t expect) noexcept override;
@@ -109,6 +112,8 @@ class ShmDevice final : public Device {
   uint32_t local_index(uint32_t task) const noexcept;
   bool connect(uint32_t peer) noexcept;
   int probe(uint32_t peer) noexcept;
+  ssize_t cross_copy(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                     unsigned nremote, bool write) noexcept;
   void accept() noexcept;
   [[noreturn]] void fail(const std::string &msg) noexcept;
 

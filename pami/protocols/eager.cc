@@ -20,9 +20,10 @@ void Context::start_send(Request *r) {
     // A rendezvous needs a peer that can read us and a free acknowledgment slot; without either the
     // message goes eagerly, which is the pipelined copy through shared memory.
     Peer &p = peers_[r->peer_task];
-    if (r->peer_task != self_ && !p.rdv_refused && (r->ack_ref = p.dev->ack_alloc(kRdvAckBytes)) != 0)
+    if (r->peer_task != self_ && !p.rdv_refused && (r->ack_ref = p.dev->ack_alloc(kRdvAckBytes)) != 0) {
       r->rdv = kRdvRts;
-    else
+      stats().rdv_origin_armed += p.dev->ack_counter(r->ack_ref);  // what the target will count down
+    } else
       proto = SendProtocol::eager;
   }
   ++stats().sends_by_protocol[unsigned(proto)];
@@ -43,6 +44,11 @@ void Context::start_send(Request *r) {
     return;
   }
   ++stats().send_queued;
+  enqueue(p, r);
+}
+
+// Queues r behind what already waits for the peer; push_pending() hands it to the device.
+void Context::enqueue(Peer &p, Request *r) {
   p.sendq.push_back(r);
   if (!p.pending) {
     p.pending = true;
@@ -56,6 +62,8 @@ void Context::start_send(Request *r) {
 bool Context::push(Peer &p, Request *r) {
   dev::Device *d = p.dev;
   if (r->control) return d->try_send(r->peer_task, uint16_t(r->tag), r->ctrl, uint32_t(r->bytes), nullptr, 0);
+  if (r->kind != ReqKind::send) [[unlikely]]
+    return push_onesided(p, r);
   const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
   if (r->rdv == kRdvRts) {
     RtsHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, uint64_t(uintptr_t(r->buf)), r->ack_ref};
@@ -97,6 +105,8 @@ void Context::push_pending() {
       p->sendq.remove(r);
       if (r->control) {
         request_release(r);
+      } else if (r->kind != ReqKind::send) {
+        sent_onesided(r);
       } else {
         finish_send(r);
       }
@@ -137,11 +147,7 @@ void Context::send_control(uint32_t task, uint16_t dispatch, const void *hdr, ui
   c->tag = dispatch;
   c->bytes = hdr_len;
   std::memcpy(c->ctrl, hdr, hdr_len);
-  p.sendq.push_back(c);
-  if (!p.pending) {
-    p.pending = true;
-    pending_.push_back(&p);
-  }
+  enqueue(p, c);
 }
 
 void Context::on_ack(uint64_t cookie) {
@@ -189,6 +195,30 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
       RdvDataHeader h;
       std::memcpy(&h, hdr, sizeof h);
       c->on_rdv_data(src_task, h, payload, payload_len);
+      break;
+    }
+    case kDispatchPut: {
+      PutHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_put(src_task, h, payload, payload_len);
+      break;
+    }
+    case kDispatchPutAck: {
+      AckHeader a;
+      std::memcpy(&a, hdr, sizeof a);
+      c->on_put_ack(a.sync_cookie);
+      break;
+    }
+    case kDispatchGet: {
+      GetHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_get(src_task, h);
+      break;
+    }
+    case kDispatchGetData: {
+      GetDataHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_get_data(h, payload, payload_len);
       break;
     }
     default:

@@ -51,6 +51,7 @@ void Context::pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_re
   dev::Device *d = peers_[src_task].dev;
   r->peer_task = src_task;
   r->rdv_counter = r->status.bytes;  // what fits; a longer message is MPI_ERR_TRUNCATE, status set already
+  stats().rdv_target_armed += r->rdv_counter;
   uint64_t done = 0;
   ssize_t got = 0;
   while (r->rdv_counter > 0) {
@@ -64,6 +65,7 @@ void Context::pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_re
   }
   if (r->rdv_counter == 0) {
     ++stats().rdv_reads;
+    ++stats().rdv_target_zero;
     d->ack_write(src_task, ack_ref, kRdvAckBytes, 0);
     request_complete(r);
     return;
@@ -105,11 +107,7 @@ void Context::on_resend(uint32_t src_task, const ResendHeader &h) {
   r->rdv_cookie = h.target_cookie;
   r->started = false;
   r->offset = 0;
-  p.sendq.push_back(r);
-  if (!p.pending) {
-    p.pending = true;
-    pending_.push_back(&p);
-  }
+  enqueue(p, r);
 }
 
 void Context::on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void *payload, size_t len) {
@@ -128,6 +126,7 @@ void Context::check_rdv_sends() {
     if (d->ack_counter(r->ack_ref) != 0) return;
     const int64_t status = d->ack_status(r->ack_ref);
     d->ack_free(r->ack_ref);
+    ++stats().rdv_origin_acked;
     rdv_sends_.remove(r);
     r->ack_ref = 0;
     r->rdv = kRdvNone;

@@ -78,6 +78,19 @@ TEST(Config, LoadNamesTheBadVariable) {
   EXPECT_FALSE(load(why, warnings));
   EXPECT_NE(why.find("PAMIR_SEND_PROTOCOLS"), std::string::npos) << why;
   unsetenv("PAMIR_SEND_PROTOCOLS");
+
+  // Each class is parsed with its own protocol names: immediate is a send protocol only.
+  setenv("PAMIR_PUT_PROTOCOLS", "immediate:64,rdma", 1);
+  EXPECT_FALSE(load(why, warnings));
+  EXPECT_NE(why.find("PAMIR_PUT_PROTOCOLS"), std::string::npos) << why;
+  EXPECT_NE(why.find("known: eager, rdma"), std::string::npos) << why;
+  unsetenv("PAMIR_PUT_PROTOCOLS");
+  setenv("PAMIR_GET_PROTOCOLS", "eager:8K,rdma", 1);
+  EXPECT_TRUE(load(why, warnings)) << why;
+  setenv("PAMIR_GET_PROTOCOLS", "rdma:8K", 1);
+  EXPECT_FALSE(load(why, warnings));
+  EXPECT_NE(why.find("PAMIR_GET_PROTOCOLS"), std::string::npos) << why;
+  unsetenv("PAMIR_GET_PROTOCOLS");
 }
 
 TEST(Config, DefaultsAndTypos) {

@@ -8,14 +8,14 @@
 #include "pami/select.h"
 
 using pamir::check_send_table;
-using pamir::parse_send_table;
+using pamir::parse_table;
 using pamir::SendProtocol;
 using pamir::SendTable;
 
 TEST(SendTable, ParsesDefault) {
   SendTable t;
   std::string why;
-  ASSERT_TRUE(pamir::parse_send_table("immediate:192,eager", t, why)) << why;
+  ASSERT_TRUE(pamir::parse_table("immediate:192,eager", t, why)) << why;
   EXPECT_EQ(t.ranges, 2u);
   EXPECT_EQ(t.select(0), SendProtocol::immediate);
   EXPECT_EQ(t.select(192), SendProtocol::immediate);
@@ -26,7 +26,7 @@ TEST(SendTable, ParsesDefault) {
 TEST(SendTable, BoundsAreInclusiveAndSuffixesScale) {
   SendTable t;
   std::string why;
-  ASSERT_TRUE(pamir::parse_send_table("eager:1K,immediate:4K,eager:1M,immediate", t, why)) << why;
+  ASSERT_TRUE(pamir::parse_table("eager:1K,immediate:4K,eager:1M,immediate", t, why)) << why;
   EXPECT_EQ(t.index(1024), 0u);
   EXPECT_EQ(t.index(1025), 1u);
   EXPECT_EQ(t.index(4096), 1u);
@@ -35,14 +35,14 @@ TEST(SendTable, BoundsAreInclusiveAndSuffixesScale) {
   EXPECT_EQ(t.index((1u << 20) + 1), 3u);
   EXPECT_EQ(t.select(5000), SendProtocol::eager);
   EXPECT_EQ(t.select(2000), SendProtocol::immediate);
-  EXPECT_EQ(pamir::format_send_table(t),
+  EXPECT_EQ(pamir::format_table(t),
             "eager [0, 1024], immediate [1025, 4096], eager [4097, 1048576], immediate [1048577, inf)");
 }
 
 TEST(SendTable, SingleEntryCoversEverything) {
   SendTable t;
   std::string why;
-  ASSERT_TRUE(pamir::parse_send_table("eager", t, why)) << why;
+  ASSERT_TRUE(pamir::parse_table("eager", t, why)) << why;
   for (uint64_t s : {0ull, 1ull, 1ull << 40}) EXPECT_EQ(t.select(s), SendProtocol::eager);
 }
 
@@ -59,7 +59,7 @@ TEST(SendTable, RejectsBadStrings) {
   for (const char *s : bad) {
     SendTable t;
     std::string why;
-    EXPECT_FALSE(pamir::parse_send_table(s, t, why)) << "accepted \"" << s << "\"";
+    EXPECT_FALSE(pamir::parse_table(s, t, why)) << "accepted \"" << s << "\"";
     EXPECT_FALSE(why.empty()) << s;
   }
 }
@@ -67,8 +67,8 @@ TEST(SendTable, RejectsBadStrings) {
 TEST(SendTable, FailureLeavesTableUntouched) {
   SendTable t;
   std::string why;
-  ASSERT_TRUE(pamir::parse_send_table("immediate:64,eager", t, why));
-  EXPECT_FALSE(pamir::parse_send_table("eager:9,immediate:3,eager", t, why));
+  ASSERT_TRUE(pamir::parse_table("immediate:64,eager", t, why));
+  EXPECT_FALSE(pamir::parse_table("eager:9,immediate:3,eager", t, why));
   EXPECT_EQ(t.select(64), SendProtocol::immediate);
   EXPECT_EQ(t.select(65), SendProtocol::eager);
 }
@@ -133,8 +133,8 @@ TEST(SizeTable, BoundariesAndRandomTablesMatchASearch) {
 TEST(SizeTable, TablesChooseIndependently) {
   SendTable a, b;
   std::string why;
-  ASSERT_TRUE(parse_send_table("immediate:192,eager", a, why)) << why;
-  ASSERT_TRUE(parse_send_table("eager:64,immediate:1K,eager", b, why)) << why;
+  ASSERT_TRUE(parse_table("immediate:192,eager", a, why)) << why;
+  ASSERT_TRUE(parse_table("eager:64,immediate:1K,eager", b, why)) << why;
   EXPECT_EQ(a.select(100), SendProtocol::immediate);
   EXPECT_EQ(b.select(100), SendProtocol::immediate);
   EXPECT_EQ(a.select(32), SendProtocol::immediate);
@@ -143,26 +143,52 @@ TEST(SizeTable, TablesChooseIndependently) {
   EXPECT_EQ(b.select(500), SendProtocol::immediate);
 }
 
+// The operation classes each parse their own names and choose by their own bounds: with the default
+// tables one size goes three ways (an eager send, a direct put, a get by packets here).
+TEST(SizeTable, ClassesChooseDifferentlyForOneSize) {
+  pamir::SendTable send;
+  pamir::PutTable put;
+  pamir::GetTable get;
+  std::string why;
+  ASSERT_TRUE(parse_table("immediate:192,eager:64K,rdma", send, why)) << why;
+  ASSERT_TRUE(parse_table("eager:16K,rdma", put, why)) << why;
+  ASSERT_TRUE(parse_table("rdma:4K,eager", get, why)) << why;
+  EXPECT_EQ(send.select(32768), SendProtocol::eager);
+  EXPECT_EQ(put.select(32768), pamir::PutProtocol::rdma);
+  EXPECT_EQ(get.select(32768), pamir::GetProtocol::eager);
+  EXPECT_EQ(put.select(16384), pamir::PutProtocol::eager);
+  EXPECT_EQ(get.select(4096), pamir::GetProtocol::rdma);
+  EXPECT_EQ(pamir::format_table(get), "rdma [0, 4096], eager [4097, inf)");
+
+  EXPECT_FALSE(parse_table("immediate:64,eager", put, why));
+  EXPECT_NE(why.find("unknown protocol \"immediate\" (known: eager, rdma)"), std::string::npos) << why;
+  EXPECT_FALSE(parse_table("rdma:1K,bogus", get, why));
+  EXPECT_NE(why.find("(known: eager, rdma)"), std::string::npos) << why;
+  EXPECT_FALSE(parse_table("rdma:1K,rdmaX", send, why));
+  EXPECT_NE(why.find("(known: immediate, eager, rdma)"), std::string::npos) << why;
+  EXPECT_EQ(put.select(32768), pamir::PutProtocol::rdma);  // a failed parse leaves the table as it was
+}
+
 // What the devices cannot serve is refused with the bad part and the limit named.
 TEST(SendTable, CheckRefusesWhatAPacketCannotCarry) {
   SendTable t;
   std::string why;
-  ASSERT_TRUE(parse_send_table("immediate:192,eager", t, why));
+  ASSERT_TRUE(parse_table("immediate:192,eager", t, why));
   EXPECT_TRUE(check_send_table(t, 192, "test limit", why)) << why;
   EXPECT_FALSE(check_send_table(t, 191, "test limit", why));
   EXPECT_NE(why.find("immediate:192"), std::string::npos) << why;
   EXPECT_NE(why.find("191 bytes"), std::string::npos) << why;
   EXPECT_NE(why.find("test limit"), std::string::npos) << why;
 
-  ASSERT_TRUE(parse_send_table("eager:100,immediate:4K,eager", t, why));
+  ASSERT_TRUE(parse_table("eager:100,immediate:4K,eager", t, why));
   EXPECT_FALSE(check_send_table(t, 4095, "x", why));
   EXPECT_NE(why.find("immediate:4096"), std::string::npos) << why;
   EXPECT_TRUE(check_send_table(t, 4096, "x", why));
 
-  ASSERT_TRUE(parse_send_table("immediate", t, why));
+  ASSERT_TRUE(parse_table("immediate", t, why));
   EXPECT_FALSE(check_send_table(t, 16344, "x", why));
   EXPECT_NE(why.find("last, unbounded range"), std::string::npos) << why;
 
-  ASSERT_TRUE(parse_send_table("eager", t, why));
+  ASSERT_TRUE(parse_table("eager", t, why));
   EXPECT_TRUE(check_send_table(t, 0, "x", why)) << why;
 }

@@ -586,6 +586,56 @@ TEST(ShmDevice, ReadRemote) {
   EXPECT_EQ(err, "");
 }
 
+// The other direction: scattered local pieces written into a peer's memory, which checks them.
+TEST(ShmDevice, WriteRemote) {
+  const std::string path = shm_test::segment_path("cma-write");
+  const std::vector<uint32_t> tasks = {0, 1};
+  std::string err = run_ranks(2, [&](unsigned rank, const std::function<int()> &barrier) {
+    uint64_t addr = 0;
+    bool have = false, done = false;
+    Handler h = [&](uint32_t, uint16_t dispatch, const void *hdr, uint32_t, const void *, size_t) {
+      if (dispatch == 1) std::memcpy(&addr, hdr, sizeof addr);
+      have = have || dispatch == 1;
+      done = done || dispatch == 2;
+    };
+    auto d = make(params(path, rank, tasks, barrier, &h));
+    const size_t kLen = (1 << 20) + 77;
+    if (rank == 1) {
+      std::vector<unsigned char> buf(kLen + 2, 0xEE);
+      const uint64_t mine = reinterpret_cast<uint64_t>(buf.data() + 1);
+      send(*d, 0, 1, &mine, sizeof mine);
+      while (!done) d->poll();
+      std::vector<unsigned char> want(kLen);
+      shm_test::fill(want.data(), kLen, 31);
+      SHM_CHECK(std::memcmp(buf.data() + 1, want.data(), kLen) == 0, "written bytes differ");
+      SHM_CHECK(buf[0] == 0xEE && buf[kLen + 1] == 0xEE, "wrote outside the target range");
+    } else {
+      while (!have) d->poll();
+      std::vector<unsigned char> src(kLen);
+      shm_test::fill(src.data(), kLen, 31);
+      // 200 local pieces of varying sizes into one remote range: more than one batch of iovecs.
+      std::vector<struct iovec> lv;
+      for (size_t off = 0, i = 0; off < kLen; ++i) {
+        const size_t len = std::min<size_t>(kLen - off, 1 + (i * 7919) % 10500);
+        lv.push_back({src.data() + off, len});
+        off += len;
+      }
+      SHM_CHECK(lv.size() > 64);
+      struct iovec r = {reinterpret_cast<void *>(addr), kLen};
+      ssize_t n = d->write_remote(1, lv.data(), static_cast<unsigned>(lv.size()), &r, 1);
+      SHM_CHECK(n == static_cast<ssize_t>(kLen), std::to_string(n));
+      struct iovec bad = {reinterpret_cast<void *>(16), 100};
+      n = d->write_remote(1, lv.data(), 1, &bad, 1);
+      SHM_CHECK(n == -EFAULT, std::to_string(n));
+      SHM_CHECK(d->write_remote(9, lv.data(), 1, &r, 1) == -EHOSTUNREACH);
+      send(*d, 1, 2, nullptr, 0);
+    }
+    barrier();
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+}
+
 // A peer that has exited cannot be read from: the first read says so instead of reading some other process.
 TEST(ShmDevice, ReadRemoteFromAPeerThatExited) {
   const std::string path = shm_test::segment_path("gone-peer");
@@ -605,8 +655,8 @@ TEST(ShmDevice, ReadRemoteFromAPeerThatExited) {
   EXPECT_EQ(err, "");
 }
 
-// Where cross-memory attach is refused (here by a seccomp filter, as in a container) read_remote says
-// -EPERM, so the protocol layer can fall back to copying through the ring.
+// Where cross-memory attach is refused (here by a seccomp filter, as in a container) read_remote and
+// write_remote say -EPERM, so the protocol layer can fall back to copying through the ring.
 TEST(ShmDevice, ReadRemoteReportsEpermWhereCmaIsRefused) {
   std::string err = run_ranks(1, [&](unsigned, const std::function<int()> &barrier) {
     Handler h = [](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) {};
@@ -618,6 +668,8 @@ TEST(ShmDevice, ReadRemoteReportsEpermWhereCmaIsRefused) {
     SHM_CHECK(rc == 0, std::strerror(-rc));
     const ssize_t n = d->read_remote(0, &l, 1, &r, 1);
     SHM_CHECK(n == -EPERM, std::to_string(n));
+    const ssize_t w = d->write_remote(0, &r, 1, &l, 1);
+    SHM_CHECK(w == -EPERM, std::to_string(w));
     d->shutdown();
   });
   EXPECT_EQ(err, "");

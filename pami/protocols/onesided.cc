@@ -1,0 +1,188 @@
+// One-sided transfers (PAMI_Put, PAMI_Get) with their own size tables (seed 000): `rdma` moves the data
+// straight between the two processes' memories with the device's remote write or read, and needs nothing
+// of the target; `eager` moves it in packets that name their own place (PutHeader, GetDataHeader), which
+// the target's progress copies in or answers. A peer whose memory cannot be reached directly (cross-memory
+// attach refused, or PAMIR_SHM_CMA=0) is served by packets whatever the table says; that is found on the
+// first direct transfer and remembered.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "pami/config.h"
+#include "pami/context.h"
+
+namespace pamir {
+
+namespace {
+bool refused(ssize_t got) {
+  return got == -EPERM || got == -ESRCH;
+}
+}  // namespace
+
+void Context::start_put(Request *r, uint64_t remote_addr) {
+  r->remote_addr = remote_addr;
+  r->offset = 0;
+  r->started = false;
+  if (r->bytes == 0) {  // moves nothing, so needs no protocol (and is not counted)
+    request_complete(r);
+    return;
+  }
+  PutProtocol proto = put_table_.select(r->bytes);
+  if (r->peer_task == self_) {
+    ++stats().puts_by_protocol[unsigned(proto)];
+    stats().put_bytes_by_protocol[unsigned(proto)] += r->bytes;
+    std::memmove(reinterpret_cast<void *>(uintptr_t(remote_addr)), r->buf, r->bytes);
+    request_complete(r);
+    return;
+  }
+  Peer &p = peers_[r->peer_task];
+  if (proto == PutProtocol::rdma && !p.cma_refused) {
+    struct iovec local = {r->buf, r->bytes};
+    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(remote_addr)), r->bytes};
+    const ssize_t got = p.dev->write_remote(r->peer_task, &local, 1, &remote, 1);
+    if (got == ssize_t(r->bytes) || !refused(got)) {
+      ++stats().puts_by_protocol[unsigned(proto)];
+      stats().put_bytes_by_protocol[unsigned(proto)] += r->bytes;
+      if (got != ssize_t(r->bytes)) {
+        r->status.error = Err::rdma;
+        r->status.sys_errno = int32_t(got < 0 ? -got : EIO);
+      }
+      request_complete(r);
+      return;
+    }
+    p.cma_refused = true;
+    if (config::verbose.flag)
+      std::fprintf(stderr,
+                   "pamir: rank %u: cannot write rank %u's memory (%s): one-sided transfers with it go "
+                   "by packets through the shared-memory rings\n",
+                   self_, r->peer_task, std::strerror(int(-got)));
+  }
+  proto = PutProtocol::eager;
+  ++stats().puts_by_protocol[unsigned(proto)];
+  stats().put_bytes_by_protocol[unsigned(proto)] += r->bytes;
+  if (p.sendq.empty() && push_onesided(p, r)) return;  // now waits for the target's acknowledgment
+  enqueue(p, r);
+}
+
+void Context::start_get(Request *r, uint64_t remote_addr) {
+  r->remote_addr = remote_addr;
+  r->offset = 0;
+  r->started = false;
+  if (r->bytes == 0) {  // moves nothing, so needs no protocol (and is not counted)
+    request_complete(r);
+    return;
+  }
+  GetProtocol proto = get_table_.select(r->bytes);
+  if (r->peer_task == self_) {
+    ++stats().gets_by_protocol[unsigned(proto)];
+    stats().get_bytes_by_protocol[unsigned(proto)] += r->bytes;
+    std::memmove(r->buf, reinterpret_cast<const void *>(uintptr_t(remote_addr)), r->bytes);
+    request_complete(r);
+    return;
+  }
+  Peer &p = peers_[r->peer_task];
+  if (proto == GetProtocol::rdma && !p.cma_refused) {
+    struct iovec local = {r->buf, r->bytes};
+    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(remote_addr)), r->bytes};
+    const ssize_t got = p.dev->read_remote(r->peer_task, &local, 1, &remote, 1);
+    if (got == ssize_t(r->bytes) || !refused(got)) {
+      ++stats().gets_by_protocol[unsigned(proto)];
+      stats().get_bytes_by_protocol[unsigned(proto)] += r->bytes;
+      if (got != ssize_t(r->bytes)) {
+        r->status.error = Err::rdma;
+        r->status.sys_errno = int32_t(got < 0 ? -got : EIO);
+      }
+      request_complete(r);
+      return;
+    }
+    p.cma_refused = true;
+    if (config::verbose.flag)
+      std::fprintf(stderr,
+                   "pamir: rank %u: cannot read rank %u's memory (%s): one-sided transfers with it go "
+                   "by packets through the shared-memory rings\n",
+                   self_, r->peer_task, std::strerror(int(-got)));
+  }
+  proto = GetProtocol::eager;
+  ++stats().gets_by_protocol[unsigned(proto)];
+  stats().get_bytes_by_protocol[unsigned(proto)] += r->bytes;
+  if (p.sendq.empty() && push_onesided(p, r)) return;  // now waits for the answer
+  enqueue(p, r);
+}
+
+// The packets of a put, of a get's request, or of a get's answer; true once all of them are out.
+bool Context::push_onesided(Peer &p, Request *r) {
+  dev::Device *d = p.dev;
+  const uint32_t task = r->peer_task;
+  switch (r->kind) {
+    case ReqKind::put: {
+      const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
+      const size_t chunk = d->max_payload(sizeof(PutHeader));
+      do {
+        const size_t n = std::min<uint64_t>(r->bytes - r->offset, chunk);
+        const bool last = r->offset + n == r->bytes;
+        PutHeader h{r->remote_addr + r->offset, last ? uint64_t(uintptr_t(r)) : 0};
+        if (!d->try_send(task, kDispatchPut, &h, sizeof h, buf + r->offset, n)) return false;
+        r->offset += n;
+      } while (r->offset < r->bytes);
+      return true;
+    }
+    case ReqKind::get: {
+      GetHeader h{r->remote_addr, r->bytes, uint64_t(uintptr_t(r))};
+      return d->try_send(task, kDispatchGet, &h, sizeof h, nullptr, 0);
+    }
+    case ReqKind::get_reply: {
+      const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
+      const size_t chunk = d->max_payload(sizeof(GetDataHeader));
+      do {
+        const size_t n = std::min<uint64_t>(r->bytes - r->offset, chunk);
+        GetDataHeader h{r->remote_addr, r->offset};
+        if (!d->try_send(task, kDispatchGetData, &h, sizeof h, buf + r->offset, n)) return false;
+        r->offset += n;
+      } while (r->offset < r->bytes);
+      return true;
+    }
+    default:
+      return true;
+  }
+}
+
+// A put or a get's request has left and now waits for the target; an answer is done with.
+void Context::sent_onesided(Request *r) {
+  if (r->kind == ReqKind::get_reply) request_release(r);
+}
+
+void Context::on_put(uint32_t src_task, const PutHeader &h, const void *payload, size_t len) {
+  if (len) std::memcpy(reinterpret_cast<void *>(uintptr_t(h.addr)), payload, len);
+  if (!h.cookie) return;
+  // Packets from one peer arrive in order, so the last one in means the whole put is in place.
+  AckHeader a{h.cookie};
+  send_control(src_task, kDispatchPutAck, &a, sizeof a);
+}
+
+void Context::on_put_ack(uint64_t cookie) {
+  request_complete(reinterpret_cast<Request *>(uintptr_t(cookie)));
+}
+
+void Context::on_get(uint32_t src_task, const GetHeader &h) {
+  Request *a = request_alloc(ReqKind::get_reply);
+  a->peer_task = src_task;
+  a->buf = reinterpret_cast<void *>(uintptr_t(h.addr));
+  a->bytes = h.bytes;
+  a->remote_addr = h.cookie;
+  Peer &p = peers_[src_task];
+  if (p.sendq.empty() && push_onesided(p, a)) {
+    request_release(a);
+    return;
+  }
+  enqueue(p, a);
+}
+
+void Context::on_get_data(const GetDataHeader &h, const void *payload, size_t len) {
+  Request *r = reinterpret_cast<Request *>(uintptr_t(h.cookie));
+  if (len) std::memcpy(static_cast<uint8_t *>(r->buf) + h.offset, payload, len);
+  r->offset += len;
+  if (r->offset == r->bytes) request_complete(r);
+}
+
+}  // namespace pamir

@@ -1,0 +1,76 @@
+#!/bin/bash
+# The PAMI-layer programs of test/pami under the build tree's mpirun, with the settings that change
+# their paths. Run by `make check` from the build directory. Prints "PASS name" or "FAIL name: why" per
+# case, then "N passed, N failed"; exits non-zero if any case failed.
+#
+#   test/pami/run.sh [MPIRUN [ONESIDED]]
+MPIRUN=${1:-${MPIRUN:-tools/mpirun/mpirun}}
+PROG=${2:-test/pami/onesided}
+for f in "$MPIRUN" "$PROG"; do
+  [ -x "$f" ] || { echo "run.sh: $f not found or not executable (build first)" >&2; exit 2; }
+done
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pamir-pami-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+passed=0
+failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+# run NAME EXPECTED_EXIT [ENV=VALUE ...] -- ARGS
+run() {
+  local name=$1 expect=$2
+  shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  env -u PAMIR_PUT_PROTOCOLS -u PAMIR_GET_PROTOCOLS -u PAMIR_SEND_PROTOCOLS "${envs[@]+"${envs[@]}"}" \
+    "$MPIRUN" --timeout 120 -n 2 "$PROG" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+  local rc=$?
+  if [ "$rc" != "$expect" ]; then
+    fail "$name" "exit $rc, expected $expect: $(tail -5 "$WORK/$name.err" | tr '\n' '|')"
+    return 1
+  fi
+  return 0
+}
+ok_case() {
+  local name=$1
+  if run "$@"; then pass "$name ($(tail -1 "$WORK/$name.out"))"; fi
+}
+
+ok_case onesided.defaults 0 --
+ok_case onesided.packets 0 PAMIR_PUT_PROTOCOLS=eager PAMIR_GET_PROTOCOLS=eager --
+ok_case onesided.mixed 0 PAMIR_PUT_PROTOCOLS=rdma PAMIR_GET_PROTOCOLS=eager:4K,rdma:64K,eager --
+ok_case onesided.small_ring 0 PAMIR_SHM_RING_SIZE=4K PAMIR_PUT_PROTOCOLS=eager:1K,rdma:64K,eager \
+  PAMIR_GET_PROTOCOLS=eager:100,rdma:16K,eager --
+ok_case onesided.refused 0 TEST_REFUSE_CMA=1 -- eager
+ok_case onesided.no_cma 0 PAMIR_SHM_CMA=0 -- eager
+
+# A refused peer is named once per direction under PAMIR_VERBOSE, and the counts reach PAMIR_STATS.
+if run onesided.verbose_stats 0 TEST_REFUSE_CMA=1 PAMIR_VERBOSE=1 PAMIR_STATS=1 -- eager; then
+  if ! grep -Eq "rank 0: cannot (read|write) rank 1's memory .*: one-sided transfers with it go by packets" "$WORK/onesided.verbose_stats.err"; then
+    fail onesided.verbose_stats "no verbose line for the refused one-sided transfer: $(head -3 "$WORK/onesided.verbose_stats.err" | tr '\n' '|')"
+  elif ! grep -q "rank 0 put.eager 9 messages" "$WORK/onesided.verbose_stats.err" ||
+    ! grep -q "rank 1 get.eager 9 messages" "$WORK/onesided.verbose_stats.err"; then
+    fail onesided.verbose_stats "stats: $(grep -E 'put|get' "$WORK/onesided.verbose_stats.err" | tr '\n' '|')"
+  else
+    pass onesided.verbose_stats
+  fi
+fi
+
+# Bad tables: one error naming the variable and the bad part, a non-zero exit, no hang.
+bad_case() {
+  local name=$1 var=$2 value=$3 want=$4
+  if run "$name" 1 "$var=$value" --; then
+    if grep -q "$var=\"$value\" is not valid: .*$want" "$WORK/$name.err"; then
+      pass "$name"
+    else
+      fail "$name" "message: $(head -3 "$WORK/$name.err" | tr '\n' '|')"
+    fi
+  fi
+}
+bad_case bad.put_immediate PAMIR_PUT_PROTOCOLS immediate:64,rdma 'unknown protocol "immediate" (known: eager, rdma)'
+bad_case bad.get_order PAMIR_GET_PROTOCOLS eager:4K,rdma:1K,eager 'bounds must strictly increase'
+bad_case bad.get_last PAMIR_GET_PROTOCOLS eager:4K 'the last entry must have no bound'
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
