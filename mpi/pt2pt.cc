@@ -16,7 +16,8 @@ namespace {
 enum class Mode { standard, sync, ready, buffered };
 
 // The checks every send makes. Returns MPI_SUCCESS or the raised code.
-inline int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *, int dest, int tag) {
+inline int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *, int dest,
+                      int tag) {
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
   PAMIR_CHECK(c, dest == MPI_PROC_NULL || (dest >= 0 && dest < c->size), MPI_ERR_RANK,
               "destination rank %d is outside the communicator (size %d)", dest, c->size);
@@ -78,7 +79,8 @@ int send_blocking(const char *fn_, const void *buf, int64_t count, MPI_Datatype 
   const uint64_t bytes = span_bytes(t, uint64_t(count));
   if (mode == Mode::buffered) return bsend_start(c, fn_, buf, bytes, dest, tag);
   Context &ctx = context();
-  if (mode != Mode::sync && ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), buf, bytes))
+  if (mode != Mode::sync &&
+      ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), buf, bytes))
     return MPI_SUCCESS;
   pamir::Request *r = new_send(c, buf, bytes, dest, tag, mode == Mode::sync);
   ctx.start_send(r);
@@ -86,8 +88,8 @@ int send_blocking(const char *fn_, const void *buf, int64_t count, MPI_Datatype 
   return request_finish(r, MPI_STATUS_IGNORE, fn_, true);
 }
 
-int send_nonblocking(const char *fn_, const void *buf, int64_t count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm comm, MPI_Request *request, Mode mode) {
+int send_nonblocking(const char *fn_, const void *buf, int64_t count, MPI_Datatype datatype, int dest,
+                     int tag, MPI_Comm comm, MPI_Request *request, Mode mode) {
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, request, MPI_ERR_REQUEST, "request is NULL");
@@ -102,8 +104,15 @@ int send_nonblocking(const char *fn_, const void *buf, int64_t count, MPI_Dataty
     *request = done_request(c, MPI_ANY_SOURCE);
     return MPI_SUCCESS;
   }
+  Context &ctx = context();
+  if (mode != Mode::sync &&
+      ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), buf, bytes)) {
+    // Out already, and the buffer free again: the send is complete before it returns.
+    *request = reinterpret_cast<MPI_Request>(request_completed_send());
+    return MPI_SUCCESS;
+  }
   pamir::Request *r = new_send(c, buf, bytes, dest, tag, mode == Mode::sync);
-  context().start_send(r);
+  ctx.start_send(r);
   *request = reinterpret_cast<MPI_Request>(r);
   return MPI_SUCCESS;
 }
@@ -140,9 +149,9 @@ int recv_nonblocking(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
   return MPI_SUCCESS;
 }
 
-int sendrecv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-             void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-             MPI_Status *status) {
+int sendrecv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest,
+             int sendtag, void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm comm, MPI_Status *status) {
   Comm *c = PAMIR_COMM(comm);
   Datatype *st = PAMIR_TYPE(c, sendtype);
   Datatype *rt = PAMIR_TYPE(c, recvtype);
@@ -182,7 +191,8 @@ int sendrecv_replace(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
   PAMIR_CHECK(c, copy || !bytes, MPI_ERR_NO_MEM, "cannot allocate %llu bytes for the outgoing copy",
               (unsigned long long)bytes);
   if (bytes) std::memcpy(copy, buf, bytes);
-  int rc = sendrecv(fn_, copy, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status);
+  int rc = sendrecv(fn_, copy, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm,
+                    status);
   std::free(copy);
   return rc;
 }
@@ -362,7 +372,8 @@ PAMIR_ALIAS(Ibsend_c);
 
 // --- receives ------------------------------------------------------------------------------------
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) {
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status) {
   PAMIR_ENTER("MPI_Recv");
   return recv_blocking(fn_, buf, count, datatype, source, tag, comm, status);
 }
@@ -386,19 +397,20 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
 }
 PAMIR_ALIAS(Irecv_c);
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  MPI_Status *status) {
   PAMIR_ENTER("MPI_Sendrecv");
-  return sendrecv(fn_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                  comm, status);
+  return sendrecv(fn_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, comm, status);
 }
 PAMIR_ALIAS(Sendrecv);
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                     MPI_Comm comm, MPI_Status *status) {
   PAMIR_ENTER("MPI_Sendrecv_c");
-  return sendrecv(fn_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                  comm, status);
+  return sendrecv(fn_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, comm, status);
 }
 PAMIR_ALIAS(Sendrecv_c);
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
@@ -407,8 +419,8 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
   return sendrecv_replace(fn_, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 PAMIR_ALIAS(Sendrecv_replace);
-int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                            int recvtag, MPI_Comm comm, MPI_Status *status) {
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                            int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   PAMIR_ENTER("MPI_Sendrecv_replace_c");
   return sendrecv_replace(fn_, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
@@ -443,7 +455,8 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
   return mrecv(fn_, buf, count, datatype, message, status, nullptr);
 }
 PAMIR_ALIAS(Mrecv);
-int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) {
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status) {
   PAMIR_ENTER("MPI_Mrecv_c");
   return mrecv(fn_, buf, count, datatype, message, status, nullptr);
 }
@@ -454,7 +467,8 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
   return mrecv(fn_, buf, count, datatype, message, MPI_STATUS_IGNORE, request);
 }
 PAMIR_ALIAS(Imrecv);
-int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) {
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request) {
   PAMIR_ENTER("MPI_Imrecv_c");
   if (!request) return raise(nullptr, fn_, MPI_ERR_REQUEST, "request is NULL");
   return mrecv(fn_, buf, count, datatype, message, MPI_STATUS_IGNORE, request);

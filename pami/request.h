@@ -53,6 +53,7 @@ struct Request : ListNode {
   bool posted = false;      // receive: sits in a posted queue
   bool started = false;     // send: the first packet (with the header) has gone out
   bool control = false;     // an internal packet (match ack) queued behind a full device
+  bool shared = false;      // the one completed-send request (request_completed_send): never released
   Status status;
 
   // Matching (receives) and addressing (sends).
@@ -88,6 +89,11 @@ struct Request : ListNode {
 Request *request_alloc(ReqKind kind);
 void request_release(Request *r);
 size_t requests_in_use();
+
+// A send that completed inside its start call (the whole message went out in one packet) needs no
+// request of its own: every such send hands out this one, complete, with an empty status, which
+// request_release() leaves alone. MPICH's lightweight requests do the same.
+Request *request_completed_send();
 
 inline void request_complete(Request *r) {
   r->complete = true;

@@ -809,6 +809,52 @@ static void errors(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* Small standard sends leave in one packet inside MPI_Isend and share one completed request: every
+ * completion call must still treat each handle as its own, and the data must arrive in order. */
+static void sends_complete_at_start(void) {
+  enum { N = 200 };
+  MPI_Request s[N], r[N];
+  MPI_Status st[N];
+  int out[N], in[N];
+  for (int i = 0; i < N; ++i) {
+    out[i] = rank * 100000 + i;
+    in[i] = -1;
+    MPI_Irecv(&in[i], 1, MPI_INT, left, 32001, MPI_COMM_WORLD, &r[i]);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < N; ++i) MPI_Isend(&out[i], 1, MPI_INT, right, 32001, MPI_COMM_WORLD, &s[i]);
+  /* One at a time, each way of completing or freeing a send request. */
+  int flag = 0, cancelled = -1, idx = -1, outcount = -1, indices[N];
+  MPI_Request_get_status(s[0], &flag, &st[0]);
+  CHECK(flag && s[0] != MPI_REQUEST_NULL, "get_status of a small send: flag %d", flag);
+  MPI_Cancel(&s[1]);
+  MPI_Wait(&s[1], &st[1]);
+  MPI_Test_cancelled(&st[1], &cancelled);
+  CHECK(!cancelled && s[1] == MPI_REQUEST_NULL, "cancel after a small send left: cancelled %d", cancelled);
+  MPI_Request_free(&s[2]);
+  CHECK(s[2] == MPI_REQUEST_NULL, "request_free of a small send");
+  MPI_Test(&s[3], &flag, MPI_STATUS_IGNORE);
+  CHECK(s[3] == MPI_REQUEST_NULL, "test of a small send");
+  MPI_Waitany(N - 4, &s[4], &idx, MPI_STATUS_IGNORE);
+  CHECK(idx >= 0 && s[4 + idx] == MPI_REQUEST_NULL, "waitany over small sends: index %d", idx);
+  MPI_Testsome(N - 4, &s[4], &outcount, indices, MPI_STATUSES_IGNORE);
+  CHECK(outcount == N - 5, "testsome over %d completed small sends: outcount %d", N - 5, outcount);
+  MPI_Waitall(N, s, MPI_STATUSES_IGNORE); /* only nulls are left */
+  int all_null = 1;
+  for (int i = 0; i < N; ++i) all_null &= s[i] == MPI_REQUEST_NULL;
+  CHECK(all_null, "every send request is MPI_REQUEST_NULL after waitall");
+  MPI_Waitall(N, r, st);
+  int bad = 0;
+  for (int i = 0; i < N; ++i) bad += in[i] != left * 100000 + i || st[i].MPI_SOURCE != left;
+  CHECK(bad == 0, "%d of %d small messages wrong or out of order", bad, N);
+  /* A freed handle of a small send is not taken again as an active one. */
+  MPI_Request dup;
+  MPI_Isend(&out[0], 1, MPI_INT, right, 32002, MPI_COMM_WORLD, &dup);
+  MPI_Recv(&in[0], 1, MPI_INT, left, 32002, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Wait(&dup, MPI_STATUS_IGNORE);
+  CHECK(dup == MPI_REQUEST_NULL && in[0] == left * 100000, "isend/recv/wait: got %d", in[0]);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -817,6 +863,7 @@ int main(int argc, char **argv) {
   left = (rank + size - 1) % size;
   sendrecv_replace();
   cancel_and_status();
+  sends_complete_at_start();
   large_count();
   datatypes();
   errors();
