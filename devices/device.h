@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
@@ -75,6 +76,27 @@ class Device {
   virtual int64_t ack_status(uint64_t ref) const noexcept = 0;
   virtual void ack_free(uint64_t ref) noexcept = 0;
   virtual void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept = 0;
+
+  // Shared copies: both ends of a rendezvous move chunks of one message, the target reading and the
+  // origin writing, through the origin's acknowledgment object (`owner` is the task that allocated it).
+  // The target opens the share with where the data goes; then each end claims chunks until none is
+  // left, moves each claimed chunk, and reports it with share_moved(), which returns the bytes still to
+  // move; the target acknowledges (ack_write) once none remain. A device that cannot share (its
+  // transfers are offloaded anyway) says so and the target moves everything itself.
+  virtual bool share_supported() const noexcept { return false; }
+  virtual void share_open(uint32_t, uint64_t, uint64_t, uint64_t, uint64_t) noexcept {}
+  // The target's buffer once the share is open, else 0 (the owner polls it).
+  virtual uint64_t share_dest(uint32_t, uint64_t) const noexcept { return 0; }
+  // Claims the next chunk: its offset and length; false when every chunk is taken.
+  virtual bool share_claim(uint32_t, uint64_t, uint64_t &, uint64_t &) noexcept { return false; }
+  // Takes `bytes` off what remains (a failed chunk too, with its -errno in `status`); returns what
+  // remains after.
+  virtual uint64_t share_moved(uint32_t, uint64_t, uint64_t, int64_t) noexcept { return 0; }
+  virtual uint64_t share_remaining(uint32_t, uint64_t) const noexcept { return 0; }
+  // The first chunk failure (-errno) of the share, 0 if none.
+  virtual int64_t share_status(uint32_t, uint64_t) const noexcept { return 0; }
+  // Whether read_remote/write_remote can reach `task`: 0, or the -errno of the refusal (probed once).
+  virtual int remote_access(uint32_t) noexcept { return -ENOTSUP; }
 
   // Sleeps until a packet may have arrived for this process or timeout_us has passed. Senders ring the
   // receiver's doorbell only when it has announced that it sleeps, so a busy receiver costs nothing.

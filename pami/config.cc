@@ -38,6 +38,10 @@ Setting shm_cma{"PAMIR_SHM_CMA", "1", Type::Bool,
                 "0: never read a peer's memory (no rendezvous by cross-memory attach); large messages take "
                 "the pipelined copy through the shared-memory rings, as when the kernel refuses it",
                 nullptr};
+Setting shm_shared_copy{"PAMIR_SHM_SHARED_COPY", "1", Type::Bool,
+                        "1: a rendezvous of 256 KiB or more is copied by both ends at once, the receiver "
+                        "reading chunks while the waiting sender writes others; 0: the receiver reads it all",
+                        nullptr};
 Setting verbose{"PAMIR_VERBOSE", "0", Type::Bool,
                 "print on stderr the paths chosen per peer and why (for instance large messages through the "
                 "rings where cross-memory attach is refused)",
@@ -48,9 +52,10 @@ Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{&send_protocols,  &put_protocols, &get_protocols, &stats,
-                                     &shm_ring_size,   &spin_count,    &sleep_max_us,  &device,
-                                     &yield_when_idle, &shm_cma,       &verbose,       &fault};
+  static std::vector<Setting *> list{
+      &send_protocols,  &put_protocols, &get_protocols, &stats,           &shm_ring_size,
+      &spin_count,      &sleep_max_us,  &device,        &yield_when_idle, &shm_cma,
+      &shm_shared_copy, &verbose,       &fault};
   return list;
 }
 

@@ -50,6 +50,7 @@ extern Setting device;           // PAMIR_DEVICE
 extern Setting yield_when_idle;  // PAMIR_YIELD_WHEN_IDLE
 extern Setting fault;            // PAMIR_FAULT
 extern Setting shm_cma;          // PAMIR_SHM_CMA
+extern Setting shm_shared_copy;  // PAMIR_SHM_SHARED_COPY
 extern Setting verbose;          // PAMIR_VERBOSE
 
 }  // namespace pamir::config

@@ -41,6 +41,7 @@ int Context::init(std::string &why) {
   }
   spin_ = unsigned(config::spin_count.number);
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
+  shared_copy_ = config::shm_shared_copy.flag;
   fault_rdma_read_ = config::fault.number == 1;  // the index of rdma-read in PAMIR_FAULT's choices
   enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices
   switch (config::yield_when_idle.number) {

@@ -25,6 +25,7 @@ enum RdvState : uint8_t {
   kRdvRts,     // its request-to-send waits for room in the peer's ring
   kRdvWait,    // sent; waits for the target to write the acknowledgment
   kRdvResend,  // the target cannot read this process: the data goes out through the rings
+  kRdvHelped,  // waits for the acknowledgment, having moved its share of a shared copy
 };
 
 class Context {
@@ -90,7 +91,7 @@ class Context {
   // The acknowledgment counter of a rendezvous send still waiting for its target (tests: it holds the
   // acknowledgment's size until the target writes it); UINT64_MAX when r waits for none.
   uint64_t rdv_ack_counter(const Request *r) const {
-    if (r->rdv != kRdvWait || !r->ack_ref) return UINT64_MAX;
+    if ((r->rdv != kRdvWait && r->rdv != kRdvHelped) || !r->ack_ref) return UINT64_MAX;
     return peers_[r->peer_task].dev->ack_counter(r->ack_ref);
   }
 
@@ -139,6 +140,8 @@ class Context {
   void on_resend(uint32_t src_task, const ResendHeader &h);
   void on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void *payload, size_t len);
   void pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref);
+  void pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref);
+  void help(Request *r);
   void check_rdv_sends();
   // One-sided transfers (pami/protocols/onesided.cc).
   bool push_onesided(Peer &p, Request *r);
@@ -166,6 +169,7 @@ class Context {
   List<Peer> pending_;
   List<Request> rdv_sends_;       // rendezvous sends waiting for their acknowledgment
   bool fault_rdma_read_ = false;  // PAMIR_FAULT=rdma-read: every rendezvous read fails
+  bool shared_copy_ = true;       // PAMIR_SHM_SHARED_COPY: large rendezvous copied by both ends
   Matcher matcher_;
   SendTable send_table_;
   PutTable put_table_;

@@ -33,6 +33,10 @@ void print_stats(int rank) {
                (unsigned long long)s.rdv_target_armed);
   std::fprintf(stderr, "pamir stats: rank %d rdv.target_zero %llu\n", rank,
                (unsigned long long)s.rdv_target_zero);
+  std::fprintf(stderr, "pamir stats: rank %d rdv.target_shared %llu\n", rank,
+               (unsigned long long)s.rdv_shared);
+  std::fprintf(stderr, "pamir stats: rank %d rdv.origin_helped_bytes %llu\n", rank,
+               (unsigned long long)s.rdv_helped_bytes);
 }
 
 }  // namespace pamir

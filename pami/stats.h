@@ -22,6 +22,8 @@ struct Stats {
   uint64_t rdv_origin_acked = 0;  // origin: counters seen at zero (sends completed by the target's ack)
   uint64_t rdv_target_armed = 0;  // target: bytes its counters were set to when a request-to-send matched
   uint64_t rdv_target_zero = 0;   // target: counters that reached zero (acknowledgments written)
+  uint64_t rdv_shared = 0;        // target: messages it shared the copy of with their origin
+  uint64_t rdv_helped_bytes = 0;  // origin: bytes it wrote into its targets' buffers in shared copies
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};

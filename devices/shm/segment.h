@@ -9,12 +9,13 @@
 //                       +64   pid, conn_count, CMA token address and value (attach / connect only)
 //   conn_offset       per local rank, its connection queue: uint64_t conn[nlocal], the ring offsets of the
 //                     senders that connected to it, in order
-//   ack_offset        per local rank, kAckSlots AckSlots {counter, status} of 16 bytes: the
-//                     acknowledgment objects of its rendezvous sends, which peers write (seed 001)
+//   ack_offset        per local rank, kAckSlots AckSlots of 64 bytes (counter, status, shared-copy
+//                     state): the acknowledgment objects of its rendezvous sends, which peers write (seed
+//                     001)
 //   arena_offset      rings, bump-allocated on the first send of a pair (ring_footprint(ring_bytes) each)
 //
 // The file is sparse: tmpfs allocates only what is touched. Everything below the arena (header, blocks,
-// connection queues, acknowledgment slots: about 1.2 KiB per rank and 8 bytes per pair) is fallocate()d at
+// connection queues, acknowledgment slots: about 4.2 KiB per rank and 8 bytes per pair) is fallocate()d at
 // attach, and each new ring when a pair connects, so a full /dev/shm is a clear error rather than a SIGBUS,
 // and memory grows with the pairs that talk, not with the square of the local ranks (the arena has address
 // space for a ring per ordered pair).
@@ -53,12 +54,21 @@ static_assert(offsetof(RankBlock, cma_token) == offsetof(RankBlock, cma_token_ad
 
 // An acknowledgment object (seed 001): a counter its owner arms with the bytes it expects written, and
 // a status. A peer writes the status, then takes its bytes off the counter (release); the owner sees the
-// counter reach zero (acquire) and then reads the status.
+// counter reach zero (acquire) and then reads the status. The rest describes a shared copy, where both
+// ends move chunks of the message the slot acknowledges: the target publishes `dest` (release) after
+// the other fields; each end claims chunk indices from `claimed` and takes what it moved off `remaining`.
+// One cache line, so that slots in use by different pairs never share one.
 struct AckSlot {
   uint64_t counter;
   int64_t status;
+  uint64_t dest;        // the target's buffer; 0 while the copy is not shared
+  uint64_t bytes;       // what the shared copy moves
+  uint64_t chunk;       // bytes per claim
+  uint64_t claimed;     // next chunk index (fetch_add)
+  uint64_t remaining;   // bytes not yet moved (fetch_sub)
+  int64_t copy_status;  // the first failure of a chunk, -errno (0: none)
 };
-static_assert(sizeof(AckSlot) == 16);
+static_assert(sizeof(AckSlot) == 64);
 
 struct SegmentLayout {
   static constexpr uint64_t kBlocksOffset = 128;

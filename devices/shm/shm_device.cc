@@ -127,7 +127,7 @@ size_t ShmDevice::max_payload(uint32_t hdr_len) const noexcept {
   return payload_limit(ring_bytes_, hdr_len);
 }
 
-void ShmDevice::fail(const std::string &msg) noexcept {
+void ShmDevice::fail(const std::string &msg) const noexcept {
   if (fatal_) fatal_(msg);
   std::fprintf(stderr, "pamir: shm: %s\n", msg.c_str());
   std::abort();
@@ -225,6 +225,12 @@ bool ShmDevice::pending() noexcept {
     const uint64_t *counter =
         &seg_->at<shm::AckSlot>(seg_->layout().ack_slot_offset(local_rank_, i))->counter;
     if (std::atomic_ref<const uint64_t>(*counter).load(std::memory_order_acquire) == 0) return true;
+    // A target opened a shared copy of it: chunks wait for this rank to move them.
+    const shm::AckSlot *slot = seg_->at<shm::AckSlot>(seg_->layout().ack_slot_offset(local_rank_, i));
+    if (std::atomic_ref<const uint64_t>(slot->dest).load(std::memory_order_acquire) != 0 &&
+        std::atomic_ref<const uint64_t>(slot->claimed).load(std::memory_order_relaxed) * slot->chunk <
+            slot->bytes)
+      return true;
   }
   // A send refused for lack of room may go through now.
   const uint32_t ntx = ntx_.load(std::memory_order_acquire);
@@ -329,6 +335,7 @@ uint64_t ShmDevice::ack_alloc(uint64_t expect) noexcept {
   const uint64_t ref = seg_->layout().ack_slot_offset(local_rank_, i);
   shm::AckSlot *slot = seg_->at<shm::AckSlot>(ref);
   slot->status = 0;
+  slot->dest = 0;  // not shared until a target opens it
   // Armed before the reference leaves in a packet, whose publication in the ring orders this store.
   std::atomic_ref<uint64_t>(slot->counter).store(expect, std::memory_order_relaxed);
   acks_armed_.store(armed | uint64_t{1} << i, std::memory_order_release);
@@ -349,19 +356,78 @@ void ShmDevice::ack_free(uint64_t ref) noexcept {
   acks_armed_.fetch_and(~(uint64_t{1} << i), std::memory_order_relaxed);
 }
 
-void ShmDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept {
-  const uint32_t peer = local_index(task);
+shm::AckSlot *ShmDevice::slot_of(uint32_t owner, uint64_t ref, const char *what) const noexcept {
+  const uint32_t peer = local_index(owner);
   const shm::SegmentLayout &l = seg_->layout();
   const uint64_t first = peer == kNone ? 0 : l.ack_slot_offset(peer, 0);
   if (peer == kNone || ref < first ||
       ref >= first + uint64_t{shm::SegmentLayout::kAckSlots} * sizeof(shm::AckSlot) ||
       (ref - first) % sizeof(shm::AckSlot) != 0) [[unlikely]]
-    fail("ack_write(task " + std::to_string(task) + ", reference " + std::to_string(ref) +
+    fail(std::string(what) + "(task " + std::to_string(owner) + ", reference " + std::to_string(ref) +
          "): not an acknowledgment slot of that task");
-  shm::AckSlot *slot = seg_->at<shm::AckSlot>(ref);
+  return seg_->at<shm::AckSlot>(ref);
+}
+
+void ShmDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept {
+  shm::AckSlot *slot = slot_of(task, ref, "ack_write");
   if (status) slot->status = status;
   std::atomic_ref<uint64_t>(slot->counter).fetch_sub(bytes, std::memory_order_release);
-  seg_->block(peer).doorbell.ring();
+  seg_->block(local_index(task)).doorbell.ring();
+}
+
+void ShmDevice::share_open(uint32_t owner, uint64_t ref, uint64_t dest, uint64_t bytes,
+                           uint64_t chunk) noexcept {
+  shm::AckSlot *slot = slot_of(owner, ref, "share_open");
+  slot->bytes = bytes;
+  slot->chunk = chunk;
+  slot->copy_status = 0;
+  std::atomic_ref<uint64_t>(slot->claimed).store(0, std::memory_order_relaxed);
+  std::atomic_ref<uint64_t>(slot->remaining).store(bytes, std::memory_order_relaxed);
+  // Published last: an owner that sees dest sees the rest. Woken, an owner asleep comes to help.
+  std::atomic_ref<uint64_t>(slot->dest).store(dest, std::memory_order_release);
+  seg_->block(local_index(owner)).doorbell.ring();
+}
+
+uint64_t ShmDevice::share_dest(uint32_t owner, uint64_t ref) const noexcept {
+  return std::atomic_ref<uint64_t>(slot_of(owner, ref, "share_dest")->dest).load(std::memory_order_acquire);
+}
+
+bool ShmDevice::share_claim(uint32_t owner, uint64_t ref, uint64_t &offset, uint64_t &len) noexcept {
+  shm::AckSlot *slot = slot_of(owner, ref, "share_claim");
+  // A claim past the end is harmless: the slot is reused only after the target's acknowledgment, which
+  // comes after both ends have stopped claiming.
+  const uint64_t i = std::atomic_ref<uint64_t>(slot->claimed).fetch_add(1, std::memory_order_relaxed);
+  offset = i * slot->chunk;
+  if (offset >= slot->bytes) return false;
+  len = std::min(slot->chunk, slot->bytes - offset);
+  return true;
+}
+
+uint64_t ShmDevice::share_moved(uint32_t owner, uint64_t ref, uint64_t bytes, int64_t status) noexcept {
+  shm::AckSlot *slot = slot_of(owner, ref, "share_moved");
+  if (status) {
+    int64_t none = 0;
+    std::atomic_ref<int64_t>(slot->copy_status)
+        .compare_exchange_strong(none, status, std::memory_order_relaxed);
+  }
+  return std::atomic_ref<uint64_t>(slot->remaining).fetch_sub(bytes, std::memory_order_acq_rel) - bytes;
+}
+
+uint64_t ShmDevice::share_remaining(uint32_t owner, uint64_t ref) const noexcept {
+  return std::atomic_ref<uint64_t>(slot_of(owner, ref, "share_remaining")->remaining)
+      .load(std::memory_order_acquire);
+}
+
+int64_t ShmDevice::share_status(uint32_t owner, uint64_t ref) const noexcept {
+  return std::atomic_ref<int64_t>(slot_of(owner, ref, "share_status")->copy_status)
+      .load(std::memory_order_relaxed);
+}
+
+int ShmDevice::remote_access(uint32_t task) noexcept {
+  const uint32_t peer = local_index(task);
+  if (peer == kNone) return -EHOSTUNREACH;
+  if (cma_[peer] == 0) cma_[peer] = probe(peer);
+  return cma_[peer] < 0 ? cma_[peer] : 0;
 }
 
 // The first read from a peer: its token, at the address it published, must read back. -EPERM where

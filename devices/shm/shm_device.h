@@ -87,6 +87,17 @@ class ShmDevice final : public Device {
   int64_t ack_status(uint64_t ref) const noexcept override;
   void ack_free(uint64_t ref) noexcept override;
   void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
+  // Shared copies through the acknowledgment slots (Device::share_*); a reference that is not a slot
+  // of `owner` goes to the fatal hook.
+  bool share_supported() const noexcept override { return true; }
+  void share_open(uint32_t owner, uint64_t ref, uint64_t dest, uint64_t bytes,
+                  uint64_t chunk) noexcept override;
+  uint64_t share_dest(uint32_t owner, uint64_t ref) const noexcept override;
+  bool share_claim(uint32_t owner, uint64_t ref, uint64_t &offset, uint64_t &len) noexcept override;
+  uint64_t share_moved(uint32_t owner, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
+  uint64_t share_remaining(uint32_t owner, uint64_t ref) const noexcept override;
+  int64_t share_status(uint32_t owner, uint64_t ref) const noexcept override;
+  int remote_access(uint32_t task) noexcept override;
   // Sleeps until a packet arrives, a ring that refused a send frees room, or timeout_us passes (0: returns
   // at once). Spurious returns are possible; the caller polls and decides again.
   void wait(unsigned timeout_us) noexcept override;
@@ -112,10 +123,11 @@ class ShmDevice final : public Device {
   uint32_t local_index(uint32_t task) const noexcept;
   bool connect(uint32_t peer) noexcept;
   int probe(uint32_t peer) noexcept;
+  shm::AckSlot *slot_of(uint32_t owner, uint64_t ref, const char *what) const noexcept;
   ssize_t cross_copy(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
                      unsigned nremote, bool write) noexcept;
   void accept() noexcept;
-  [[noreturn]] void fail(const std::string &msg) noexcept;
+  [[noreturn]] void fail(const std::string &msg) const noexcept;
 
   struct Rx {
     shm::RingConsumer ring;

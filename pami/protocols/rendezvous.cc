@@ -10,6 +10,8 @@
 // the matched receive (kDispatchRdvData) and sends later large messages to that peer eagerly; the target
 // acknowledges once all of it has arrived. A read that fails otherwise completes the receive with an
 // error and writes the error into the origin's slot, so both sides fail and neither hangs.
+#include <sched.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -23,6 +25,20 @@ namespace pamir {
 namespace {
 // One read covers at most this much, so the target's counter moves as the data arrives.
 constexpr uint64_t kPullChunk = uint64_t(64) << 20;
+// Shared copies: from this size both ends move the data (below it the second call costs more than the
+// second core saves); messages up to kShareHalves go in two halves, larger ones in kShareChunk pieces.
+// Fewer, larger calls win because each process_vm_readv/writev call pins its pages anew (about 1.7 us
+// per call here).
+constexpr uint64_t kShareMin = uint64_t(256) << 10;
+constexpr uint64_t kShareHalves = uint64_t(2) << 20;
+constexpr uint64_t kShareChunk = uint64_t(1) << 20;
+
+void spin_pause(bool yield) {
+  if (yield)
+    sched_yield();
+  else
+    __builtin_ia32_pause();
+}
 }  // namespace
 
 void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
@@ -52,6 +68,11 @@ void Context::pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_re
   r->peer_task = src_task;
   r->rdv_counter = r->status.bytes;  // what fits; a longer message is MPI_ERR_TRUNCATE, status set already
   stats().rdv_target_armed += r->rdv_counter;
+  if (r->rdv_counter >= kShareMin && shared_copy_ && d->share_supported() &&
+      d->remote_access(src_task) == 0) {
+    pull_shared(r, src_task, addr, ack_ref);
+    return;
+  }
   uint64_t done = 0;
   ssize_t got = 0;
   while (r->rdv_counter > 0) {
@@ -89,6 +110,52 @@ void Context::pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_re
   request_complete(r);
 }
 
+// The origin, waiting for its acknowledgment in its own progress, writes chunks into our buffer while we
+// read others, so two cores copy one message. Our counter is what remains of the message, whoever moved
+// the rest; an origin that is busy elsewhere just leaves every chunk to us.
+void Context::pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref) {
+  dev::Device *d = peers_[src_task].dev;
+  const uint64_t n = r->rdv_counter;
+  const uint64_t chunk = n <= kShareHalves ? ((n / 2 + 4095) & ~uint64_t(4095)) : kShareChunk;
+  ++stats().rdv_shared;
+  d->share_open(src_task, ack_ref, uint64_t(uintptr_t(r->buf)), n, chunk);
+  uint64_t off = 0, len = 0;
+  while (d->share_claim(src_task, ack_ref, off, len)) {
+    struct iovec local = {static_cast<char *>(r->buf) + off, len};
+    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(addr + off)), len};
+    const ssize_t got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1);
+    r->rdv_counter = d->share_moved(src_task, ack_ref, len, got == ssize_t(len) ? 0 : got < 0 ? got : -EIO);
+  }
+  // Every chunk is claimed; the origin may still be moving its last one.
+  while ((r->rdv_counter = d->share_remaining(src_task, ack_ref)) != 0) spin_pause(yield_);
+  const int64_t status = d->share_status(src_task, ack_ref);
+  ++stats().rdv_reads;
+  ++stats().rdv_target_zero;
+  if (status) {
+    r->status.error = Err::rdma;
+    r->status.sys_errno = int32_t(-status);
+  }
+  d->ack_write(src_task, ack_ref, kRdvAckBytes, status);
+  request_complete(r);
+}
+
+// The origin's part of a shared copy: claims chunks of a send its target has opened and writes them.
+void Context::help(Request *r) {
+  dev::Device *d = peers_[r->peer_task].dev;
+  const uint64_t dest = d->share_dest(self_, r->ack_ref);
+  if (!dest) return;
+  r->rdv = kRdvHelped;  // once: the chunks are all claimed when this returns
+  if (peers_[r->peer_task].cma_refused || d->remote_access(r->peer_task) != 0) return;
+  uint64_t off = 0, len = 0;
+  while (d->share_claim(self_, r->ack_ref, off, len)) {
+    struct iovec local = {static_cast<char *>(r->buf) + off, len};
+    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(dest + off)), len};
+    const ssize_t got = d->write_remote(r->peer_task, &local, 1, &remote, 1);
+    d->share_moved(self_, r->ack_ref, len, got == ssize_t(len) ? 0 : got < 0 ? got : -EIO);
+    stats().rdv_helped_bytes += len;
+  }
+}
+
 void Context::on_resend(uint32_t src_task, const ResendHeader &h) {
   Peer &p = peers_[src_task];
   if (!p.rdv_refused && config::verbose.flag)
@@ -123,7 +190,10 @@ void Context::on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void 
 void Context::check_rdv_sends() {
   rdv_sends_.for_each([this](Request *r) {
     dev::Device *d = peers_[r->peer_task].dev;
-    if (d->ack_counter(r->ack_ref) != 0) return;
+    if (d->ack_counter(r->ack_ref) != 0) {
+      if (r->rdv == kRdvWait) help(r);
+      return;
+    }
     const int64_t status = d->ack_status(r->ack_ref);
     d->ack_free(r->ack_ref);
     ++stats().rdv_origin_acked;

@@ -206,12 +206,14 @@ if has rdv; then
       name=rdv.refuse$refuse.np$np
       if run "$name" 0 "$np" TEST_REFUSE_CMA=$refuse PAMIR_STATS=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
         # Rank 1 receives every ring message from rank 0: by reads, or (refused) by one resend request.
+        # Messages of 256 KiB and more are shared copies (both ends move chunks) where reads work.
         want="recv.rdma_reads [1-9]"
-        [ "$refuse" = 1 ] && want="recv.rdma_resends [1-9]"
-        if grep -Eq "rank 1 $want" "$work/$name.err"; then
+        want2="rdv.target_shared [1-9]"
+        [ "$refuse" = 1 ] && want="recv.rdma_resends [1-9]" && want2="rdv.target_shared 0"
+        if grep -Eq "rank 1 $want" "$work/$name.err" && grep -Eq "rank 1 $want2" "$work/$name.err"; then
           pass "$name ($(tail -1 "$work/$name.out"))"
         else
-          fail "$name" "no 'rank 1 $want': $(grep 'rank 1 recv.rdma' "$work/$name.err" | tr '\n' '|')"
+          fail "$name" "no 'rank 1 $want' and '$want2': $(grep -E 'rank 1 (recv.rdma|rdv.target_shared)' "$work/$name.err" | tr '\n' '|')"
         fi
       fi
     done
@@ -235,6 +237,15 @@ if has rdv; then
       pass "rdv.no_cma ($(tail -1 "$work/rdv.no_cma.out"))"
     else
       fail rdv.no_cma "counters: $(grep 'rank 1 recv.rdma' "$work/rdv.no_cma.err" | tr '\n' '|')"
+    fi
+  fi
+  # PAMIR_SHM_SHARED_COPY=0: the receiver reads every message itself.
+  if run rdv.unshared 0 2 PAMIR_SHM_SHARED_COPY=0 PAMIR_STATS=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
+    if grep -q "rank 1 rdv.target_shared 0" "$work/rdv.unshared.err" && grep -q "rank 0 rdv.origin_helped_bytes 0" "$work/rdv.unshared.err" &&
+      grep -Eq "rank 1 recv.rdma_reads [1-9]" "$work/rdv.unshared.err"; then
+      pass "rdv.unshared ($(tail -1 "$work/rdv.unshared.out"))"
+    else
+      fail rdv.unshared "counters: $(grep -E 'rank [01] (recv.rdma_reads|rdv.target_shared|rdv.origin_helped)' "$work/rdv.unshared.err" | tr '\n' '|')"
     fi
   fi
 fi

@@ -752,6 +752,73 @@ TEST(ShmDevice, AckWriteCountsDownAndWakesTheOwner) {
 
 // Every slot can be in use at once, each with its own reference; with none free ack_alloc() says so, and a
 // freed slot is handed out again armed afresh. Many round trips reuse the slots.
+// A shared copy through an acknowledgment slot: the target opens it and then leaves every chunk to the
+// owner, which was asleep in wait() and must be woken by the opening; the owner claims each chunk exactly
+// once, writes it into the target's buffer and takes it off the remaining count. A failed chunk's status
+// is kept, and the slot comes back unshared from the next ack_alloc().
+TEST(ShmDevice, SharedCopyThroughAnAckSlot) {
+  const std::string path = shm_test::segment_path("share");
+  const std::vector<uint32_t> tasks = {0, 1};
+  std::string err = run_ranks(
+      2,
+      [&](unsigned rank, const std::function<int()> &barrier) {
+        uint64_t got_ref = 0;
+        Handler h = [&](uint32_t, uint16_t, const void *hdr, uint32_t, const void *, size_t) {
+          std::memcpy(&got_ref, hdr, sizeof got_ref);
+        };
+        auto d = make(params(path, rank, tasks, barrier, &h));
+        SHM_CHECK(d->share_supported());
+        barrier();
+        const size_t kLen = (3 << 20) + 4097, kChunk = 1 << 20;
+        std::vector<unsigned char> data(kLen);
+        shm_test::fill(data.data(), kLen, 9);
+        if (rank == 0) {
+          const uint64_t ref = d->ack_alloc(sizeof(uint64_t));
+          SHM_CHECK(d->share_dest(0, ref) == 0, "a fresh slot is not shared");
+          send(*d, 1, 1, &ref, sizeof ref);
+          uint64_t dest = 0;
+          while ((dest = d->share_dest(0, ref)) == 0) {
+            d->poll();
+            d->wait(600u * 1000 * 1000);  // share_open must wake us
+          }
+          SHM_CHECK(d->remote_access(1) == 0, "cannot reach the peer's memory");
+          uint64_t off = 0, len = 0, moved = 0, remaining = kLen, chunks = 0;
+          while (d->share_claim(0, ref, off, len)) {
+            SHM_CHECK(off == chunks * kChunk && len == std::min<uint64_t>(kChunk, kLen - off),
+                      "claim " + std::to_string(chunks) + ": offset " + std::to_string(off));
+            struct iovec l = {data.data() + off, len}, r = {reinterpret_cast<void *>(dest + off), len};
+            SHM_CHECK(d->write_remote(1, &l, 1, &r, 1) == static_cast<ssize_t>(len));
+            remaining = d->share_moved(0, ref, len, chunks == 2 ? -EFAULT : 0);
+            moved += len;
+            ++chunks;
+          }
+          SHM_CHECK(chunks == 4 && moved == kLen && remaining == 0, "chunks " + std::to_string(chunks));
+          SHM_CHECK(!d->share_claim(0, ref, off, len), "a claim after the last chunk");
+          while (d->ack_counter(ref) != 0) d->poll();
+          SHM_CHECK(d->ack_status(ref) == -EFAULT, "status " + std::to_string(d->ack_status(ref)));
+          d->ack_free(ref);
+          const uint64_t again = d->ack_alloc(sizeof(uint64_t));
+          SHM_CHECK(again == ref && d->share_dest(0, again) == 0, "a reused slot is not shared");
+          d->ack_free(again);
+        } else {
+          std::vector<unsigned char> buf(kLen, 0);
+          while (!got_ref)
+            if (d->poll() == 0) d->wait(1000);
+          const pid_t peer = static_cast<pid_t>(d->peer_pid(0));
+          while (!(d->peer_sleeping(0) && proc_state(peer) == 'S')) ::usleep(1000);
+          d->share_open(0, got_ref, reinterpret_cast<uint64_t>(buf.data()), kLen, kChunk);
+          while (d->share_remaining(0, got_ref) != 0) ::usleep(100);
+          SHM_CHECK(buf == data, "the owner's chunks differ from its data");
+          SHM_CHECK(d->share_status(0, got_ref) == -EFAULT, "failed chunk's status lost");
+          d->ack_write(0, got_ref, sizeof(uint64_t), d->share_status(0, got_ref));
+        }
+        barrier();
+        d->shutdown();
+      },
+      60);
+  EXPECT_EQ(err, "");
+}
+
 TEST(ShmDevice, AckSlotsRunOutAndComeBack) {
   const std::string path = shm_test::segment_path("acks");
   const std::vector<uint32_t> tasks = {0, 1};
