@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -22,6 +23,9 @@ thread_local int lock_depth = 0;
 namespace pamir::mpi {
 
 namespace {
+
+// How long MPI_Finalize waits for freed operations before it says what it waits for.
+constexpr int kFinalizeWarnSeconds = 10;
 
 [[noreturn]] void init_failed(const char *fn, const std::string &why) {
   std::fprintf(stderr, "Pamir: %s: MPI_ERR_OTHER: %s\n", fn, why.c_str());
@@ -91,8 +95,23 @@ int PMPI_Finalize(void) {
   pamir::Context &ctx = context();
   // MPI_COMM_SELF's attributes go first, while everything else still works (MPI 4.1 §11.2.3).
   if (int rc = attrs_delete_all(comm_self(), fn_)) return rc;
-  // Complete what is still pending: requests freed while active, buffered sends.
-  ctx.wait_until([] { return detached_outstanding() == 0; });
+  // Complete what is still pending: requests freed while active, buffered sends. A freed send that no
+  // receive ever matches keeps this waiting (the program is erroneous, and a large send's data must stay
+  // readable until it is matched); say so once instead of hanging in silence.
+  const auto start = std::chrono::steady_clock::now();
+  bool warned = false;
+  ctx.wait_until([&] {
+    if (detached_outstanding() == 0) return true;
+    if (!warned && std::chrono::steady_clock::now() - start > std::chrono::seconds(kFinalizeWarnSeconds)) {
+      warned = true;
+      std::fprintf(stderr,
+                   "Pamir: rank %u: MPI_Finalize has waited %d s for %zu operations freed with "
+                   "MPI_Request_free while still active (a send that no receive has matched yet, or a "
+                   "receive that no message has reached); it keeps waiting for them\n",
+                   ctx.task(), kFinalizeWarnSeconds, detached_outstanding());
+    }
+    return false;
+  });
   bsend_drain();
   // Nobody leaves while a peer may still read its memory or wait for its messages.
   Comm *w = comm_world();

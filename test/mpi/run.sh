@@ -249,6 +249,17 @@ if has rdv; then
     fi
   fi
 fi
+# An unmatched freed send: MPI_Finalize says what it waits for after 10 s, then ends normally (only in the
+# full pass: it takes 12 s).
+if has finalize_wait && [ "$quick" != 1 ]; then
+  if run finalize_wait 0 2 -- finalize_wait; then
+    if grep -q "rank 0: MPI_Finalize has waited 10 s for 1 operations freed with MPI_Request_free" "$work/finalize_wait.err"; then
+      pass "finalize_wait ($(tail -1 "$work/finalize_wait.out"))"
+    else
+      fail finalize_wait "no warning: $(head -3 "$work/finalize_wait.err" | tr '\n' '|')"
+    fi
+  fi
+fi
 # --- end rendezvous ---
 
 # --- send table (seed 000) ---
