@@ -805,7 +805,18 @@ static void bad_arguments(void) {
   }
   CHECK(bad_ops == 0 && tried > 100, "%d of %d forbidden (op, type) pairs not refused with MPI_ERR_OP",
         bad_ops, tried);
-  expect_class(MPI_Allreduce(buf, out, 1, MPI_CHAR, MPI_SUM, w), MPI_ERR_OP, "MPI_SUM on MPI_CHAR");
+  expect_class(MPI_Allreduce(buf, out, 1, MPI_WCHAR, MPI_SUM, w), MPI_ERR_OP, "MPI_SUM on MPI_WCHAR");
+  expect_class(MPI_Allreduce(buf, out, 1, MPI_CHARACTER, MPI_MAX, w), MPI_ERR_OP, "MPI_MAX on MPI_CHARACTER");
+  {
+    /* MPI_CHAR reduces as a C char, as in Open MPI and MPICH (OSU 7's default reduction type). */
+    char c[3] = {1, (char)(wrank + 1), 3}, sum[3] = {0};
+    int rc = MPI_Allreduce(c, sum, 3, MPI_CHAR, MPI_SUM, w);
+    CHECK(rc == MPI_SUCCESS && sum[0] == (char)wsize && sum[1] == (char)(wsize * (wsize + 1) / 2) &&
+              sum[2] == (char)(3 * wsize),
+          "MPI_SUM on MPI_CHAR: rc %d, {%d, %d, %d}", rc, sum[0], sum[1], sum[2]);
+    rc = MPI_Allreduce(c, sum, 3, MPI_CHAR, MPI_MAX, w);
+    CHECK(rc == MPI_SUCCESS && sum[1] == (char)wsize, "MPI_MAX on MPI_CHAR: rc %d, %d", rc, sum[1]);
+  }
   expect_class(MPI_Allreduce(buf, out, 1, MPI_PACKED, MPI_BOR, w), MPI_ERR_OP, "MPI_BOR on MPI_PACKED");
   expect_class(MPI_Allreduce(buf, out, 1, MPI_INT, MPI_REPLACE, w), MPI_ERR_OP,
                "MPI_REPLACE in MPI_Allreduce");
