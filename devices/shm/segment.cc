@@ -158,6 +158,16 @@ std::unique_ptr<Segment> Segment::open(const std::string &path, uint32_t local_r
   return seg;
 }
 
+void Segment::prefault(uint64_t offset, uint64_t bytes) noexcept {
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+  char *p = base_ + offset;
+  if (::madvise(p, bytes, MADV_POPULATE_WRITE) == 0) return;
+  // Older kernels: a read of each page maps it (a shared tmpfs mapping needs no write fault after it).
+  for (uint64_t o = 0; o < bytes; o += 4096) (void)*reinterpret_cast<volatile char *>(p + o);
+}
+
 Segment::~Segment() {
   unmap();
 }

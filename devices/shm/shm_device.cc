@@ -137,6 +137,7 @@ bool ShmDevice::connect(uint32_t peer) noexcept {
   std::string why;
   const uint64_t off = seg_->allocate(shm::ring_footprint(ring_bytes_), why);
   if (!off) fail(why);
+  seg_->prefault(off, shm::ring_footprint(ring_bytes_));
   char *mem = seg_->at<char>(off);
   shm::ring_format(mem, ring_bytes_, local_rank_, peer);
   tx_[peer].attach(mem);
@@ -179,6 +180,7 @@ void ShmDevice::accept() noexcept {
     const uint64_t off = std::atomic_ref<uint64_t>(conn[rx_.size()]).load(std::memory_order_acquire);
     if (!off) break;  // claimed, not yet published: next time
     Rx r;
+    seg_->prefault(off, shm::ring_footprint(ring_bytes_));
     r.ring.attach(seg_->at<char>(off));
     r.src_task = tasks_[r.ring.sender()];
     rx_.push_back(r);  // capacity reserved at create: no allocation, the elements never move
