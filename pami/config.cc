@@ -38,10 +38,11 @@ Setting shm_cma{"PAMIR_SHM_CMA", "1", Type::Bool,
                 "0: never read a peer's memory (no rendezvous by cross-memory attach); large messages take "
                 "the pipelined copy through the shared-memory rings, as when the kernel refuses it",
                 nullptr};
-Setting shm_shared_copy{"PAMIR_SHM_SHARED_COPY", "1", Type::Bool,
-                        "1: a rendezvous of 256 KiB or more is copied by both ends at once, the receiver "
-                        "reading chunks while the waiting sender writes others; 0: the receiver reads it all",
-                        nullptr};
+Setting shm_shared_copy{"PAMIR_SHM_SHARED_COPY", "auto", Type::Choice,
+                        "a rendezvous of 256 KiB or more is copied by both ends at once, the receiver "
+                        "reading chunks while the waiting sender writes others: auto (when the node's ranks "
+                        "do not outnumber its usable CPUs), yes, no",
+                        "auto,yes,no"};
 Setting verbose{"PAMIR_VERBOSE", "0", Type::Bool,
                 "print on stderr the paths chosen per peer and why (for instance large messages through the "
                 "rings where cross-memory attach is refused)",

@@ -41,9 +41,8 @@ int Context::init(std::string &why) {
   }
   spin_ = unsigned(config::spin_count.number);
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
-  shared_copy_ = config::shm_shared_copy.flag;
   fault_rdma_read_ = config::fault.number == 1;  // the index of rdma-read in PAMIR_FAULT's choices
-  enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices
+  enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices (auto,yes,no)
   switch (config::yield_when_idle.number) {
     case kYieldYes:
       yield_ = true;
@@ -53,6 +52,19 @@ int Context::init(std::string &why) {
       break;
     default:
       yield_ = boot_.local_size() > usable_cpus();
+      break;
+  }
+  // A shared copy needs the sender on a core of its own: oversubscribed, the receiver would wait for a
+  // chunk its descheduled sender claimed. The choices are in PAMIR_SHM_SHARED_COPY's order, as above.
+  switch (config::shm_shared_copy.number) {
+    case kYieldYes:
+      shared_copy_ = true;
+      break;
+    case kYieldNo:
+      shared_copy_ = false;
+      break;
+    default:
+      shared_copy_ = boot_.local_size() <= usable_cpus();
       break;
   }
 

@@ -144,6 +144,7 @@ class Context {
   void help(Request *r);
   void check_rdv_sends();
   // One-sided transfers (pami/protocols/onesided.cc).
+  void start_onesided(Request *r, uint64_t remote_addr, bool direct, uint64_t *counts, uint64_t *bytes);
   bool push_onesided(Peer &p, Request *r);
   void sent_onesided(Request *r);
   void on_put(uint32_t src_task, const PutHeader &h, const void *payload, size_t len);

@@ -21,51 +21,22 @@ bool refused(ssize_t got) {
 }  // namespace
 
 void Context::start_put(Request *r, uint64_t remote_addr) {
-  r->remote_addr = remote_addr;
-  r->offset = 0;
-  r->started = false;
-  if (r->bytes == 0) {  // moves nothing, so needs no protocol (and is not counted)
-    request_complete(r);
-    return;
-  }
-  PutProtocol proto = put_table_.select(r->bytes);
-  if (r->peer_task == self_) {
-    ++stats().puts_by_protocol[unsigned(proto)];
-    stats().put_bytes_by_protocol[unsigned(proto)] += r->bytes;
-    std::memmove(reinterpret_cast<void *>(uintptr_t(remote_addr)), r->buf, r->bytes);
-    request_complete(r);
-    return;
-  }
-  Peer &p = peers_[r->peer_task];
-  if (proto == PutProtocol::rdma && !p.cma_refused) {
-    struct iovec local = {r->buf, r->bytes};
-    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(remote_addr)), r->bytes};
-    const ssize_t got = p.dev->write_remote(r->peer_task, &local, 1, &remote, 1);
-    if (got == ssize_t(r->bytes) || !refused(got)) {
-      ++stats().puts_by_protocol[unsigned(proto)];
-      stats().put_bytes_by_protocol[unsigned(proto)] += r->bytes;
-      if (got != ssize_t(r->bytes)) {
-        r->status.error = Err::rdma;
-        r->status.sys_errno = int32_t(got < 0 ? -got : EIO);
-      }
-      request_complete(r);
-      return;
-    }
-    p.cma_refused = true;
-    if (config::verbose.flag)
-      std::fprintf(stderr,
-                   "pamir: rank %u: cannot write rank %u's memory (%s): one-sided transfers with it go "
-                   "by packets through the shared-memory rings\n",
-                   self_, r->peer_task, std::strerror(int(-got)));
-  }
-  proto = PutProtocol::eager;
-  ++stats().puts_by_protocol[unsigned(proto)];
-  stats().put_bytes_by_protocol[unsigned(proto)] += r->bytes;
-  if (p.sendq.empty() && push_onesided(p, r)) return;  // now waits for the target's acknowledgment
-  enqueue(p, r);
+  const bool direct = put_table_.select(r->bytes) == PutProtocol::rdma;
+  start_onesided(r, remote_addr, direct, stats().puts_by_protocol, stats().put_bytes_by_protocol);
 }
 
 void Context::start_get(Request *r, uint64_t remote_addr) {
+  const bool direct = get_table_.select(r->bytes) == GetProtocol::rdma;
+  start_onesided(r, remote_addr, direct, stats().gets_by_protocol, stats().get_bytes_by_protocol);
+}
+
+// Both classes number their protocols alike (eager 0, rdma 1), so one path serves both: `counts` and
+// `bytes` are the class's per-protocol counters.
+void Context::start_onesided(Request *r, uint64_t remote_addr, bool direct, uint64_t *counts,
+                             uint64_t *bytes) {
+  static_assert(unsigned(PutProtocol::eager) == 0 && unsigned(GetProtocol::eager) == 0 &&
+                unsigned(PutProtocol::rdma) == 1 && unsigned(GetProtocol::rdma) == 1);
+  const bool put = r->kind == ReqKind::put;
   r->remote_addr = remote_addr;
   r->offset = 0;
   r->started = false;
@@ -73,22 +44,23 @@ void Context::start_get(Request *r, uint64_t remote_addr) {
     request_complete(r);
     return;
   }
-  GetProtocol proto = get_table_.select(r->bytes);
+  void *remote_ptr = reinterpret_cast<void *>(uintptr_t(remote_addr));
   if (r->peer_task == self_) {
-    ++stats().gets_by_protocol[unsigned(proto)];
-    stats().get_bytes_by_protocol[unsigned(proto)] += r->bytes;
-    std::memmove(r->buf, reinterpret_cast<const void *>(uintptr_t(remote_addr)), r->bytes);
+    ++counts[direct];
+    bytes[direct] += r->bytes;
+    std::memmove(put ? remote_ptr : r->buf, put ? r->buf : remote_ptr, r->bytes);
     request_complete(r);
     return;
   }
   Peer &p = peers_[r->peer_task];
-  if (proto == GetProtocol::rdma && !p.cma_refused) {
+  if (direct && !p.cma_refused) {
     struct iovec local = {r->buf, r->bytes};
-    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(remote_addr)), r->bytes};
-    const ssize_t got = p.dev->read_remote(r->peer_task, &local, 1, &remote, 1);
+    struct iovec remote = {remote_ptr, r->bytes};
+    const ssize_t got = put ? p.dev->write_remote(r->peer_task, &local, 1, &remote, 1)
+                            : p.dev->read_remote(r->peer_task, &local, 1, &remote, 1);
     if (got == ssize_t(r->bytes) || !refused(got)) {
-      ++stats().gets_by_protocol[unsigned(proto)];
-      stats().get_bytes_by_protocol[unsigned(proto)] += r->bytes;
+      ++counts[1];
+      bytes[1] += r->bytes;
       if (got != ssize_t(r->bytes)) {
         r->status.error = Err::rdma;
         r->status.sys_errno = int32_t(got < 0 ? -got : EIO);
@@ -99,14 +71,14 @@ void Context::start_get(Request *r, uint64_t remote_addr) {
     p.cma_refused = true;
     if (config::verbose.flag)
       std::fprintf(stderr,
-                   "pamir: rank %u: cannot read rank %u's memory (%s): one-sided transfers with it go "
+                   "pamir: rank %u: cannot %s rank %u's memory (%s): one-sided transfers with it go "
                    "by packets through the shared-memory rings\n",
-                   self_, r->peer_task, std::strerror(int(-got)));
+                   self_, put ? "write" : "read", r->peer_task, std::strerror(int(-got)));
   }
-  proto = GetProtocol::eager;
-  ++stats().gets_by_protocol[unsigned(proto)];
-  stats().get_bytes_by_protocol[unsigned(proto)] += r->bytes;
-  if (p.sendq.empty() && push_onesided(p, r)) return;  // now waits for the answer
+  ++counts[0];
+  bytes[0] += r->bytes;
+  // A put now waits for the target's acknowledgment, a get for the answer.
+  if (p.sendq.empty() && push_onesided(p, r)) return;
   enqueue(p, r);
 }
 
