@@ -750,8 +750,6 @@ TEST(ShmDevice, AckWriteCountsDownAndWakesTheOwner) {
   EXPECT_EQ(err, "");
 }
 
-// Every slot can be in use at once, each with its own reference; with none free ack_alloc() says so, and a
-// freed slot is handed out again armed afresh. Many round trips reuse the slots.
 // A shared copy through an acknowledgment slot: the target opens it and then leaves every chunk to the
 // owner, which was asleep in wait() and must be woken by the opening; the owner claims each chunk exactly
 // once, writes it into the target's buffer and takes it off the remaining count. A failed chunk's status
@@ -819,6 +817,8 @@ TEST(ShmDevice, SharedCopyThroughAnAckSlot) {
   EXPECT_EQ(err, "");
 }
 
+// Every slot can be in use at once, each with its own reference; with none free ack_alloc() says so, and a
+// freed slot is handed out again armed afresh. Many round trips reuse the slots.
 TEST(ShmDevice, AckSlotsRunOutAndComeBack) {
   const std::string path = shm_test::segment_path("acks");
   const std::vector<uint32_t> tasks = {0, 1};
