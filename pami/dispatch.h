@@ -17,7 +17,8 @@ enum Dispatch : uint16_t {
   kDispatchPutAck = 8,    // every packet of a put is in place: AckHeader with the origin's cookie
   kDispatchGet = 9,       // one-sided get by packets: GetHeader; the target answers with kDispatchGetData
   kDispatchGetData = 10,  // part of a get's answer: GetDataHeader + payload
-  kDispatchCount = 11,
+  kDispatchShort = 11,    // a whole message in one packet, sent at once: the match bits (8 bytes) + payload
+  kDispatchCount = 12,
 };
 
 struct MsgHeader {

@@ -170,6 +170,12 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
       c->on_msg(src_task, h, payload, payload_len);
       break;
     }
+    case kDispatchShort: {
+      MsgHeader h{0, payload_len, 0};
+      std::memcpy(&h.bits, hdr, sizeof h.bits);
+      c->on_msg(src_task, h, payload, payload_len);
+      break;
+    }
     case kDispatchFrag:
       c->on_frag(src_task, payload, payload_len);
       break;
