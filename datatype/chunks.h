@@ -1,0 +1,43 @@
+// Common chunks (seed 003): the sender's and the receiver's layouts of the same bytes walked together.
+// Each chunk is contiguous on both sides, so it moves with one copy, or one iovec pair of a
+// process_vm_readv, and nothing is packed on either side.
+#pragma once
+
+#include <cstdint>
+
+#include "datatype/segments.h"
+
+namespace pamir::dt {
+
+struct Chunk {
+  int64_t src;  // offset in the source buffer
+  int64_t dst;  // offset in the destination buffer
+  uint64_t length;
+};
+
+class ChunkWalker {
+ public:
+  ChunkWalker(Cursor &src, Cursor &dst) noexcept : src_(src), dst_(dst) {}
+
+  // The next common chunk, of at most `max` bytes (max > 0). False once either side has no bytes left.
+  bool next(uint64_t max, Chunk &out) noexcept {
+    if (sl_ == 0 && !src_.next(UINT64_MAX, so_, sl_)) return false;
+    if (dl_ == 0 && !dst_.next(UINT64_MAX, do_, dl_)) return false;
+    uint64_t n = sl_ < dl_ ? sl_ : dl_;
+    if (n > max) n = max;
+    out = {so_, do_, n};
+    so_ += int64_t(n);
+    do_ += int64_t(n);
+    sl_ -= n;
+    dl_ -= n;
+    return true;
+  }
+
+ private:
+  Cursor &src_;
+  Cursor &dst_;
+  int64_t so_ = 0, do_ = 0;  // the current pieces, what is left of them
+  uint64_t sl_ = 0, dl_ = 0;
+};
+
+}  // namespace pamir::dt

@@ -1,0 +1,104 @@
+#include "datatype/segments.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pamir::dt {
+
+void append_merged(std::vector<Segment> &list, int64_t offset, uint64_t length) {
+  if (length == 0) return;
+  if (!list.empty() && list.back().offset + int64_t(list.back().length) == offset) {
+    list.back().length += length;
+    return;
+  }
+  list.push_back({offset, length});
+}
+
+Cursor::Cursor(const Segment *segs, size_t nsegs, int64_t extent, uint64_t count) noexcept
+    : segs_(segs), nsegs_(nsegs), extent_(extent), count_(count) {
+  for (size_t i = 0; i < nsegs; ++i) element_bytes_ += segs[i].length;
+  total_ = element_bytes_ * count;
+  if (element_bytes_ == 0) elem_ = count_;  // nothing to yield
+}
+
+// Pieces that touch (the last segment of one element and the first of the next, for instance) come out
+// as one, so a contiguous layout is a single piece however many elements it has.
+bool Cursor::next(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
+  if (!step(max, offset, length)) return false;
+  while (length < max) {
+    const uint64_t e = elem_, w = within_, p = pos_;
+    const size_t g = seg_;
+    int64_t o2 = 0;
+    uint64_t l2 = 0;
+    if (!step(max - length, o2, l2)) break;
+    if (o2 != offset + int64_t(length)) {
+      elem_ = e;
+      seg_ = g;
+      within_ = w;
+      pos_ = p;
+      break;
+    }
+    length += l2;
+  }
+  return true;
+}
+
+bool Cursor::step(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
+  while (elem_ < count_) {
+    if (seg_ == nsegs_) {
+      ++elem_;
+      seg_ = 0;
+      continue;
+    }
+    const Segment &s = segs_[seg_];
+    if (within_ == s.length) {
+      ++seg_;
+      within_ = 0;
+      continue;
+    }
+    offset = int64_t(elem_) * extent_ + s.offset + int64_t(within_);
+    length = std::min(max, s.length - within_);
+    within_ += length;
+    pos_ += length;
+    return true;
+  }
+  return false;
+}
+
+void Cursor::seek(uint64_t pos) noexcept {
+  if (element_bytes_ == 0) return;
+  pos_ = std::min(pos, total_);
+  elem_ = pos_ / element_bytes_;
+  uint64_t rest = pos_ % element_bytes_;
+  seg_ = 0;
+  while (seg_ < nsegs_ && rest >= segs_[seg_].length) rest -= segs_[seg_++].length;
+  within_ = rest;
+}
+
+uint64_t pack(const void *base, Cursor &c, void *out, uint64_t max) noexcept {
+  const char *b = static_cast<const char *>(base);
+  char *o = static_cast<char *>(out);
+  uint64_t done = 0;
+  int64_t off = 0;
+  uint64_t len = 0;
+  while (done < max && c.next(max - done, off, len)) {
+    std::memcpy(o + done, b + off, len);
+    done += len;
+  }
+  return done;
+}
+
+uint64_t unpack(void *base, Cursor &c, const void *in, uint64_t n) noexcept {
+  char *b = static_cast<char *>(base);
+  const char *i = static_cast<const char *>(in);
+  uint64_t done = 0;
+  int64_t off = 0;
+  uint64_t len = 0;
+  while (done < n && c.next(n - done, off, len)) {
+    std::memcpy(b + off, i + done, len);
+    done += len;
+  }
+  return done;
+}
+
+}  // namespace pamir::dt
