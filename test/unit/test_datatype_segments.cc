@@ -3,6 +3,7 @@
 // byte-by-byte expansion of the layouts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -158,10 +159,15 @@ TEST(DatatypeSegments, RandomLayoutsMatchTheExpansion) {
     ASSERT_EQ(walk(r, budget), std::vector<int64_t>(want.begin() + int64_t(at), want.end())) << "seek " << at;
 
     // Pack in pieces of the budget, then unpack into a fresh buffer: the layout's bytes come back.
-    const int64_t span = extent * int64_t(count + 1) + 64;
-    std::vector<unsigned char> buf(size_t(span) + 64), back(size_t(span) + 64, 0);
+    // The buffer covers every offset the layout reaches, negative ones included.
+    int64_t lowest = 0, highest = 0;
+    for (int64_t o : want) {
+      lowest = std::min(lowest, o);
+      highest = std::max(highest, o);
+    }
+    const int64_t origin = 8 - lowest;
+    std::vector<unsigned char> buf(size_t(origin + highest + 8)), back(buf.size(), 0);
     for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<unsigned char>(rng());
-    const int64_t origin = 32;  // room for negative offsets
     std::vector<unsigned char> packed(want.size() + 1);
     Cursor p(l.data(), l.size(), extent, count);
     uint64_t done = 0;
