@@ -75,30 +75,32 @@ void Cursor::seek(uint64_t pos) noexcept {
   within_ = rest;
 }
 
-uint64_t pack(const void *base, Cursor &c, void *out, uint64_t max) noexcept {
-  const char *b = static_cast<const char *>(base);
-  char *o = static_cast<char *>(out);
+namespace {
+// Walks up to n bytes of the layout and hands each piece's (layout offset, contiguous offset, length)
+// to `move`: the one loop under pack and unpack.
+template <typename Move>
+uint64_t walk(Cursor &c, uint64_t n, Move move) noexcept {
   uint64_t done = 0;
   int64_t off = 0;
   uint64_t len = 0;
-  while (done < max && c.next(max - done, off, len)) {
-    std::memcpy(o + done, b + off, len);
+  while (done < n && c.next(n - done, off, len)) {
+    move(off, done, len);
     done += len;
   }
   return done;
+}
+}  // namespace
+
+uint64_t pack(const void *base, Cursor &c, void *out, uint64_t max) noexcept {
+  const char *b = static_cast<const char *>(base);
+  char *o = static_cast<char *>(out);
+  return walk(c, max, [&](int64_t off, uint64_t at, uint64_t len) { std::memcpy(o + at, b + off, len); });
 }
 
 uint64_t unpack(void *base, Cursor &c, const void *in, uint64_t n) noexcept {
   char *b = static_cast<char *>(base);
   const char *i = static_cast<const char *>(in);
-  uint64_t done = 0;
-  int64_t off = 0;
-  uint64_t len = 0;
-  while (done < n && c.next(n - done, off, len)) {
-    std::memcpy(b + off, i + done, len);
-    done += len;
-  }
-  return done;
+  return walk(c, n, [&](int64_t off, uint64_t at, uint64_t len) { std::memcpy(b + off, i + at, len); });
 }
 
 }  // namespace pamir::dt

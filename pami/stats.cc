@@ -4,39 +4,42 @@
 
 namespace pamir {
 
+namespace {
+
+// One line per protocol of a class: "<class>.<protocol> N messages N bytes".
+template <typename Proto>
+void print_class(int rank, const char *cls, const uint64_t *counts, const uint64_t *bytes) {
+  for (unsigned p = 0; p < unsigned(Proto::count_); ++p)
+    std::fprintf(stderr, "pamir stats: rank %d %s.%s %llu messages %llu bytes\n", rank, cls,
+                 protocol_name(Proto(p)), (unsigned long long)counts[p], (unsigned long long)bytes[p]);
+}
+
+}  // namespace
+
 void print_stats(int rank) {
   const Stats &s = stats();
-  for (unsigned p = 0; p < unsigned(SendProtocol::count_); ++p)
-    std::fprintf(stderr, "pamir stats: rank %d send.%s %llu messages %llu bytes\n", rank,
-                 protocol_name(SendProtocol(p)), (unsigned long long)s.sends_by_protocol[p],
-                 (unsigned long long)s.bytes_by_protocol[p]);
-  for (unsigned p = 0; p < unsigned(PutProtocol::count_); ++p)
-    std::fprintf(stderr, "pamir stats: rank %d put.%s %llu messages %llu bytes\n", rank,
-                 protocol_name(PutProtocol(p)), (unsigned long long)s.puts_by_protocol[p],
-                 (unsigned long long)s.put_bytes_by_protocol[p]);
-  for (unsigned p = 0; p < unsigned(GetProtocol::count_); ++p)
-    std::fprintf(stderr, "pamir stats: rank %d get.%s %llu messages %llu bytes\n", rank,
-                 protocol_name(GetProtocol(p)), (unsigned long long)s.gets_by_protocol[p],
-                 (unsigned long long)s.get_bytes_by_protocol[p]);
-  std::fprintf(stderr, "pamir stats: rank %d send.self %llu\n", rank, (unsigned long long)s.self_sends);
-  std::fprintf(stderr, "pamir stats: rank %d recv.unexpected %llu\n", rank, (unsigned long long)s.unexpected);
-  std::fprintf(stderr, "pamir stats: rank %d send.queued %llu\n", rank, (unsigned long long)s.send_queued);
-  std::fprintf(stderr, "pamir stats: rank %d wait.sleeps %llu\n", rank, (unsigned long long)s.sleeps);
-  std::fprintf(stderr, "pamir stats: rank %d recv.rdma_reads %llu\n", rank, (unsigned long long)s.rdv_reads);
-  std::fprintf(stderr, "pamir stats: rank %d recv.rdma_resends %llu\n", rank,
-               (unsigned long long)s.rdv_resends);
-  std::fprintf(stderr, "pamir stats: rank %d rdv.origin_armed_bytes %llu\n", rank,
-               (unsigned long long)s.rdv_origin_armed);
-  std::fprintf(stderr, "pamir stats: rank %d rdv.origin_acked %llu\n", rank,
-               (unsigned long long)s.rdv_origin_acked);
-  std::fprintf(stderr, "pamir stats: rank %d rdv.target_armed_bytes %llu\n", rank,
-               (unsigned long long)s.rdv_target_armed);
-  std::fprintf(stderr, "pamir stats: rank %d rdv.target_zero %llu\n", rank,
-               (unsigned long long)s.rdv_target_zero);
-  std::fprintf(stderr, "pamir stats: rank %d rdv.target_shared %llu\n", rank,
-               (unsigned long long)s.rdv_shared);
-  std::fprintf(stderr, "pamir stats: rank %d rdv.origin_helped_bytes %llu\n", rank,
-               (unsigned long long)s.rdv_helped_bytes);
+  print_class<SendProtocol>(rank, "send", s.sends_by_protocol, s.bytes_by_protocol);
+  print_class<PutProtocol>(rank, "put", s.puts_by_protocol, s.put_bytes_by_protocol);
+  print_class<GetProtocol>(rank, "get", s.gets_by_protocol, s.get_bytes_by_protocol);
+  const struct {
+    const char *name;
+    uint64_t value;
+  } counters[] = {
+      {"send.self", s.self_sends},
+      {"recv.unexpected", s.unexpected},
+      {"send.queued", s.send_queued},
+      {"wait.sleeps", s.sleeps},
+      {"recv.rdma_reads", s.rdv_reads},
+      {"recv.rdma_resends", s.rdv_resends},
+      {"rdv.origin_armed_bytes", s.rdv_origin_armed},
+      {"rdv.origin_acked", s.rdv_origin_acked},
+      {"rdv.target_armed_bytes", s.rdv_target_armed},
+      {"rdv.target_zero", s.rdv_target_zero},
+      {"rdv.target_shared", s.rdv_shared},
+      {"rdv.origin_helped_bytes", s.rdv_helped_bytes},
+  };
+  for (const auto &c : counters)
+    std::fprintf(stderr, "pamir stats: rank %d %s %llu\n", rank, c.name, (unsigned long long)c.value);
 }
 
 }  // namespace pamir

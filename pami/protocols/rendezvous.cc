@@ -191,7 +191,7 @@ void Context::check_rdv_sends() {
   rdv_sends_.for_each([this](Request *r) {
     dev::Device *d = peers_[r->peer_task].dev;
     if (d->ack_counter(r->ack_ref) != 0) {
-      if (r->rdv == kRdvWait) help(r);
+      if (r->rdv == kRdvWait && shared_copy_) help(r);  // no share to look for when sharing is off
       return;
     }
     const int64_t status = d->ack_status(r->ack_ref);

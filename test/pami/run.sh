@@ -72,5 +72,20 @@ bad_case bad.put_immediate PAMIR_PUT_PROTOCOLS immediate:64,rdma 'unknown protoc
 bad_case bad.get_order PAMIR_GET_PROTOCOLS eager:4K,rdma:1K,eager 'bounds must strictly increase'
 bad_case bad.get_last PAMIR_GET_PROTOCOLS eager:4K 'the last entry must have no bound'
 
+# pamir_info prints each class's effective table, from the environment when set there.
+INFO=${PAMIR_INFO:-tools/pamir_info}
+if [ -x "$INFO" ]; then
+  out=$(env PAMIR_GET_PROTOCOLS=eager:4K,rdma "$INFO" 2>&1)
+  if echo "$out" | grep -q "Get protocols by size in bytes (PAMIR_GET_PROTOCOLS=eager:4K,rdma, from the environment)" &&
+    echo "$out" | grep -q "shm    eager \[0, 4096\], rdma \[4097, inf)" &&
+    echo "$out" | grep -q "Put protocols by size in bytes (PAMIR_PUT_PROTOCOLS=eager:16K,rdma, the default)"; then
+    pass pamir_info.tables
+  else
+    fail pamir_info.tables "$(echo "$out" | grep -A1 -E 'Put|Get' | tr '\n' '|')"
+  fi
+else
+  fail pamir_info.tables "$INFO not found"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
