@@ -5,6 +5,22 @@
 
 namespace pamir::dt {
 
+void append_signature(std::vector<SigRun> &to, const std::vector<SigRun> &from, uint64_t times) {
+  if (from.empty() || times == 0) return;
+  auto add = [&to](const SigRun &r, uint64_t count) {
+    if (!to.empty() && to.back().id == r.id)
+      to.back().count += count;
+    else
+      to.push_back({r.id, r.bytes, count});
+  };
+  if (from.size() == 1) {  // copies of one run are one run, whatever `times` is
+    add(from[0], from[0].count * times);
+    return;
+  }
+  for (uint64_t k = 0; k < times; ++k)
+    for (const SigRun &r : from) add(r, r.count);
+}
+
 namespace {
 
 // Accumulates blocks into a new layout: `blocklen` copies of `t`, the first at byte displacement `d`.
@@ -14,12 +30,20 @@ struct Builder {
   bool any_data = false;
 
   void block(const Layout &t, uint64_t blocklen, int64_t d) {
+    out.align = std::max(out.align, t.align);
+    out.explicit_bounds |= t.explicit_bounds;
     if (blocklen == 0) return;
     const int64_t ext = t.extent();
-    for (uint64_t j = 0; j < blocklen; ++j) {
-      const int64_t at = d + int64_t(j) * ext;
-      for (const Segment &s : t.segs) append_merged(out.segs, at + s.offset, s.length);
+    if (t.dense() && ext > 0) {
+      // Copies of a dense type touch: one piece, however many (contiguous(1e9, MPI_INT) is one segment).
+      append_merged(out.segs, d + t.segs[0].offset, t.segs[0].length * blocklen);
+    } else {
+      for (uint64_t j = 0; j < blocklen; ++j) {
+        const int64_t at = d + int64_t(j) * ext;
+        for (const Segment &s : t.segs) append_merged(out.segs, at + s.offset, s.length);
+      }
     }
+    append_signature(out.sig, t.sig, blocklen);
     out.size += t.size * blocklen;
     // The first and the last copy hold the extremes, whatever the sign of the extent.
     const int64_t last = d + int64_t(blocklen - 1) * ext;
@@ -44,11 +68,13 @@ struct Builder {
 
 }  // namespace
 
-Layout basic(uint64_t bytes) {
+Layout basic(uint64_t bytes, uint32_t id, uint32_t align) {
   Layout l;
   append_merged(l.segs, 0, bytes);
+  if (bytes) l.sig.push_back({id, uint32_t(bytes), 1});
   l.size = bytes;
   l.ub = l.true_ub = int64_t(bytes);
+  l.align = align;
   return l;
 }
 
@@ -70,16 +96,25 @@ Layout hindexed(size_t n, const uint64_t *blocklens, const int64_t *displs, cons
   return b.done();
 }
 
+// MPI 5.0 section 5.1.6: the extent of a struct is padded so that an array of it keeps every member
+// aligned, as the C compiler pads a struct; Open MPI and MPICH do the same. Bounds set by
+// MPI_Type_create_resized are the user's word and are not padded.
 Layout structure(size_t n, const uint64_t *blocklens, const int64_t *displs, const Layout *const *types) {
   Builder b;
   for (size_t i = 0; i < n; ++i) b.block(*types[i], blocklens[i], displs[i]);
-  return b.done();
+  Layout l = b.done();
+  if (!l.explicit_bounds && l.align > 1) {
+    const int64_t ext = l.extent(), a = int64_t(l.align);
+    if (ext % a) l.ub += a - ext % a;  // ext >= 0: ub is the greatest bound
+  }
+  return l;
 }
 
 Layout resized(const Layout &old, int64_t lb, int64_t extent) {
   Layout l = old;
   l.lb = lb;
   l.ub = lb + extent;
+  l.explicit_bounds = true;
   return l;
 }
 

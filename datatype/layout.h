@@ -1,11 +1,12 @@
 // Type constructors over flattened layouts (seed 003): each builds the segment list of one element of the
-// new type from its parts', with touching pieces merged, and its bounds by MPI's rules (a block of
-// `blocklen` copies of a type at displacement d spans the copies' lower and upper bounds; the type's
-// lower bound is the least of its blocks', its upper bound the greatest). Byte displacements throughout:
-// the binding turns element strides (MPI_Type_vector, MPI_Type_indexed) into bytes. No MPI handles.
+// new type from its parts', with touching pieces merged, its type signature, and its bounds by MPI's rules
+// (a block of `blocklen` copies of a type at displacement d spans the copies' lower and upper bounds; the
+// type's lower bound is the least of its blocks', its upper bound the greatest; a struct's extent is
+// padded to the alignment of its most aligned member unless a member's bounds were set explicitly). Byte
+// displacements throughout: the binding turns element strides (MPI_Type_vector, MPI_Type_indexed) into
+// bytes. No MPI handles: a basic type is a number the binding chooses and its size and alignment.
 //
-// Not here yet: the alignment padding MPI_Type_create_struct adds to the extent, subarray and darray
-// (built from these by the binding), the signature, and the compact loop form for huge counts.
+// Not here yet: the compact loop form for types whose segment lists would be huge.
 #pragma once
 
 #include <cstddef>
@@ -16,21 +17,43 @@
 
 namespace pamir::dt {
 
+// `count` consecutive basic elements of one kind in type-map order: the type signature, run-length
+// coded, so that contiguous(1e9, int) has a one-run signature.
+struct SigRun {
+  uint32_t id;     // the basic type (the binding's number for it)
+  uint32_t bytes;  // its size
+  uint64_t count;
+};
+
 struct Layout {
   std::vector<Segment> segs;         // one element, type-map order, merged
+  std::vector<SigRun> sig;           // one element's basic types, type-map order, merged
   uint64_t size = 0;                 // data bytes of one element
   int64_t lb = 0, ub = 0;            // extent = ub - lb
   int64_t true_lb = 0, true_ub = 0;  // the data's own bounds (true_extent = true_ub - true_lb)
+  uint32_t align = 1;                // of the most aligned basic member (struct padding)
+  bool explicit_bounds = false;      // set by resized, kept by every type built on it: no struct padding
 
   int64_t extent() const { return ub - lb; }
   int64_t true_extent() const { return true_ub - true_lb; }
+  // One element is `size` bytes in one piece, and consecutive elements touch: `n` elements are one piece.
+  bool dense() const { return segs.size() == 1 && int64_t(segs[0].length) == extent(); }
+  // Basic elements in one element.
+  uint64_t basic_count() const {
+    uint64_t n = 0;
+    for (const SigRun &r : sig) n += r.count;
+    return n;
+  }
 };
 
-Layout basic(uint64_t bytes);
+Layout basic(uint64_t bytes, uint32_t id = 0, uint32_t align = 1);
 Layout contiguous(uint64_t count, const Layout &old);
 Layout hvector(uint64_t count, uint64_t blocklen, int64_t stride_bytes, const Layout &old);
 Layout hindexed(size_t n, const uint64_t *blocklens, const int64_t *displs, const Layout &old);
 Layout structure(size_t n, const uint64_t *blocklens, const int64_t *displs, const Layout *const *types);
 Layout resized(const Layout &old, int64_t lb, int64_t extent);
+
+// Appends `times` copies of a signature to another, merging runs of the same basic type.
+void append_signature(std::vector<SigRun> &to, const std::vector<SigRun> &from, uint64_t times);
 
 }  // namespace pamir::dt

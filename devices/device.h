@@ -52,6 +52,16 @@ class Device {
   virtual bool try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                         const void *payload, size_t payload_len) noexcept = 0;
 
+  // try_send() whose payload fill.fn(fill.arg, dst, payload_len) writes straight into the packet: how a
+  // non-contiguous message is packed into packets with no buffer in between (seed 003). fill.fn is
+  // called only when the packet is accepted, and must write exactly payload_len bytes.
+  struct Fill {
+    void (*fn)(void *arg, void *dst, size_t len);
+    void *arg;
+  };
+  virtual bool try_send_fill(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                             size_t payload_len, const Fill &fill) noexcept = 0;
+
   // Delivers received packets through the sink; returns how many.
   virtual unsigned poll() noexcept = 0;
 

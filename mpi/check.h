@@ -46,13 +46,24 @@
     t_;                                                                            \
   })
 
+// The same for the calls MPI allows on an uncommitted type (constructors, queries, names, free).
+#define PAMIR_ANY_TYPE(comm, h)                                                    \
+  ({                                                                               \
+    ::pamir::mpi::Datatype *t_ = ::pamir::mpi::lookup<::pamir::mpi::Datatype>(h);  \
+    if (__builtin_expect(!t_, 0)) return ::pamir::mpi::bad_type(comm, fn_, h);     \
+    t_;                                                                            \
+  })
+
 namespace pamir::mpi {
 
 [[gnu::cold]] int bad_comm(const char *fn, MPI_Comm h);
 [[gnu::cold]] int bad_type(Comm *c, const char *fn, MPI_Datatype h);
 
-// Buffer check: a null buffer with a nonzero count is an error (MPI_BOTTOM is allowed with derived
-// types only, which come later).
+// Buffer check: a null buffer with a nonzero count is an error, except MPI_BOTTOM (also null) with a
+// type whose displacements are absolute addresses, which a type with data at offset 0 cannot be.
 inline bool buffer_ok(const void *buf, int64_t count) { return buf != nullptr || count == 0; }
+inline bool buffer_ok(const void *buf, int64_t count, const Datatype *t) {
+  return buf != nullptr || count == 0 || t->size == 0 || (!t->predefined && t->true_lb != 0);
+}
 
 }  // namespace pamir::mpi

@@ -3,6 +3,7 @@
 
 #include <complex.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstring>
@@ -35,23 +36,31 @@ struct Predef {
   int64_t extent;
   ElemType elem;
   int elements;  // basic elements per element (2 for the MINLOC/MAXLOC pairs)
+  uint32_t align;
   // Pairs only: bytes of the first member and the offset of the second (its size is size - first).
-  // The padding may sit between the members (MPI_SHORT_INT: short at 0, int at 4), so the true
-  // extent and the partial counts of MPI_Get_elements need the real layout, not the size.
+  // The padding may sit between the members (MPI_SHORT_INT: short at 0, int at 4).
   int64_t first = 0;
   int64_t second_at = 0;
 };
 
-#define SAME(h, T, e) {h, #h, sizeof(T), sizeof(T), e, 1}
-#define PAIR(h, V, e) \
-  {h, #h, sizeof(V) + sizeof(int), sizeof(PairOf<V>), e, 2, sizeof(V), offsetof(PairOf<V>, index)}
+#define SAME(h, T, e) \
+  { h, #h, sizeof(T), sizeof(T), e, 1, alignof(T) }
+#define RAW(h, n, e) \
+  { h, #h, n, n, e, 1, n < 16 ? n : 16 }
+#define PAIR(h, V, e)                                                                       \
+  {                                                                                         \
+    h, #h, sizeof(V) + sizeof(int), sizeof(PairOf<V>), e, 2, alignof(PairOf<V>), sizeof(V), \
+        offsetof(PairOf<V>, index)                                                          \
+  }
+#define TWIN(h, V, e) \
+  { h, #h, 2 * sizeof(V), 2 * sizeof(V), e, 2, alignof(V), sizeof(V), sizeof(V) }
 
 // Every predefined datatype of the ABI with its layout and what reductions see.
 const Predef kPredefined[] = {
     SAME(MPI_AINT, MPI_Aint, ElemType::i64),
     SAME(MPI_COUNT, MPI_Count, ElemType::i64),
     SAME(MPI_OFFSET, MPI_Offset, ElemType::i64),
-    {MPI_PACKED, "MPI_PACKED", 1, 1, ElemType::none, 1},
+    RAW(MPI_PACKED, 1, ElemType::none),
     SAME(MPI_SHORT, short, ElemType::i16),
     SAME(MPI_INT, int, ElemType::i32),
     SAME(MPI_LONG, long, ElemType::i64),
@@ -93,46 +102,91 @@ const Predef kPredefined[] = {
     SAME(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, ElemType::cf80),
     SAME(MPI_CXX_BOOL, bool, ElemType::c_bool),
     SAME(MPI_DOUBLE_COMPLEX, double _Complex, ElemType::cf64),
-    {MPI_LOGICAL1, "MPI_LOGICAL1", 1, 1, ElemType::none, 1},
-    {MPI_LOGICAL2, "MPI_LOGICAL2", 2, 2, ElemType::none, 1},
-    {MPI_LOGICAL4, "MPI_LOGICAL4", 4, 4, ElemType::f_logical, 1},
-    {MPI_LOGICAL8, "MPI_LOGICAL8", 8, 8, ElemType::none, 1},
-    {MPI_LOGICAL16, "MPI_LOGICAL16", 16, 16, ElemType::none, 1},
+    RAW(MPI_LOGICAL1, 1, ElemType::none),
+    RAW(MPI_LOGICAL2, 2, ElemType::none),
+    RAW(MPI_LOGICAL4, 4, ElemType::f_logical),
+    RAW(MPI_LOGICAL8, 8, ElemType::none),
+    RAW(MPI_LOGICAL16, 16, ElemType::none),
     SAME(MPI_INTEGER1, int8_t, ElemType::i8),
     SAME(MPI_INTEGER2, int16_t, ElemType::i16),
     SAME(MPI_INTEGER4, int32_t, ElemType::i32),
     SAME(MPI_INTEGER8, int64_t, ElemType::i64),
-    {MPI_INTEGER16, "MPI_INTEGER16", 16, 16, ElemType::none, 1},
-    {MPI_REAL2, "MPI_REAL2", 2, 2, ElemType::none, 1},
+    RAW(MPI_INTEGER16, 16, ElemType::none),
+    RAW(MPI_REAL2, 2, ElemType::none),
     SAME(MPI_REAL4, float, ElemType::f32),
     SAME(MPI_REAL8, double, ElemType::f64),
-    {MPI_REAL16, "MPI_REAL16", 16, 16, ElemType::none, 1},
-    {MPI_COMPLEX4, "MPI_COMPLEX4", 4, 4, ElemType::none, 1},
+    RAW(MPI_REAL16, 16, ElemType::none),
+    RAW(MPI_COMPLEX4, 4, ElemType::none),
     SAME(MPI_COMPLEX8, float _Complex, ElemType::cf32),
     SAME(MPI_COMPLEX16, double _Complex, ElemType::cf64),
-    {MPI_COMPLEX32, "MPI_COMPLEX32", 32, 32, ElemType::none, 1},
+    RAW(MPI_COMPLEX32, 32, ElemType::none),
     PAIR(MPI_FLOAT_INT, float, ElemType::float_int),
     PAIR(MPI_DOUBLE_INT, double, ElemType::double_int),
     PAIR(MPI_LONG_INT, long, ElemType::long_int),
     PAIR(MPI_2INT, int, ElemType::int2),
     PAIR(MPI_SHORT_INT, short, ElemType::short_int),
     {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", sizeof(long double) + sizeof(int), sizeof(LongDoubleInt),
-     ElemType::long_double_int, 2, sizeof(long double), offsetof(LongDoubleInt, index)},
-    {MPI_2REAL, "MPI_2REAL", 2 * sizeof(float), 2 * sizeof(float), ElemType::real2, 2, sizeof(float),
-     sizeof(float)},
-    {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", 2 * sizeof(double), 2 * sizeof(double),
-     ElemType::double2, 2, sizeof(double), sizeof(double)},
-    {MPI_2INTEGER, "MPI_2INTEGER", 2 * sizeof(int), 2 * sizeof(int), ElemType::integer2, 2, sizeof(int),
-     sizeof(int)},
+     ElemType::long_double_int, 2, alignof(LongDoubleInt), sizeof(long double),
+     offsetof(LongDoubleInt, index)},
+    TWIN(MPI_2REAL, float, ElemType::real2),
+    TWIN(MPI_2DOUBLE_PRECISION, double, ElemType::double2),
+    TWIN(MPI_2INTEGER, int, ElemType::integer2),
 };
 #undef SAME
+#undef RAW
 #undef PAIR
+#undef TWIN
 
 constexpr size_t kNumPredefined = sizeof(kPredefined) / sizeof(kPredefined[0]);
 Datatype predefined_objects[kNumPredefined];
-int elements_per[kPredefinedLimit];
+
+// The value type of a pair: the basic type its first member is (MPI_DOUBLE for MPI_DOUBLE_INT).
+MPI_Datatype pair_value(MPI_Datatype pair) {
+  static const MPI_Datatype map[][2] = {
+      {MPI_FLOAT_INT, MPI_FLOAT},  {MPI_DOUBLE_INT, MPI_DOUBLE},
+      {MPI_LONG_INT, MPI_LONG},    {MPI_2INT, MPI_INT},
+      {MPI_SHORT_INT, MPI_SHORT},  {MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE},
+      {MPI_2REAL, MPI_REAL},       {MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION},
+      {MPI_2INTEGER, MPI_INTEGER},
+  };
+  for (const auto &m : map)
+    if (m[0] == pair) return m[1];
+  return MPI_DATATYPE_NULL;
+}
+
+// One element's layout: a basic type is one piece whose signature names itself; a pair is the struct
+// of its two members (the second an MPI_INT unless both are the value type).
+dt::Layout predefined_layout(const Predef &p) {
+  const uint32_t id = uint32_t(reinterpret_cast<uintptr_t>(p.handle));
+  if (p.elements == 1) return dt::basic(uint64_t(p.size), id, p.align);
+  const uint32_t value_id = uint32_t(reinterpret_cast<uintptr_t>(pair_value(p.handle)));
+  const uint64_t second = uint64_t(p.size - p.first);
+  // The Fortran pairs are two of the value type; the C ones a value and an int.
+  const bool twin = p.handle == MPI_2REAL || p.handle == MPI_2DOUBLE_PRECISION || p.handle == MPI_2INTEGER;
+  const uint32_t second_id = twin ? value_id : uint32_t(uintptr_t(MPI_INT));
+  const dt::Layout a = dt::basic(uint64_t(p.first), value_id, p.align);
+  const dt::Layout b = dt::basic(second, second_id, second_id == value_id ? p.align : alignof(int));
+  const dt::Layout *parts[] = {&a, &b};
+  const uint64_t bl[] = {1, 1};
+  const int64_t d[] = {0, p.second_at};
+  dt::Layout l = dt::structure(2, bl, d, parts);
+  l.ub = l.lb + p.extent;  // the C struct's own size
+  return l;
+}
 
 }  // namespace
+
+void datatype_derive_fields(Datatype *t) {
+  const dt::Layout &l = t->layout;
+  t->size = int64_t(l.size);
+  t->lb = l.lb;
+  t->extent = l.extent();
+  t->true_lb = l.true_lb;
+  t->true_extent = l.true_extent();
+  t->dense = l.size == 0 || l.dense();
+  t->first = l.segs.empty() ? 0 : l.segs[0].offset;
+  t->contiguous = t->dense && t->first == 0;
+}
 
 void datatypes_init() {
   for (size_t i = 0; i < kNumPredefined; ++i) {
@@ -140,69 +194,75 @@ void datatypes_init() {
     Datatype &t = predefined_objects[i];
     t.magic = uint32_t(Kind::datatype);
     t.predefined = true;
-    t.size = p.size;
-    t.extent = p.extent;
-    t.lb = 0;
-    t.true_lb = 0;
-    // A pair's data ends where its second member ends: past `size` when the padding sits between the
-    // members (MPI_SHORT_INT's true extent is 8, its size 6).
-    t.true_extent = p.elements == 2 ? p.second_at + (p.size - p.first) : p.size;
-    t.contiguous = p.size == p.extent;
+    t.layout = predefined_layout(p);
+    datatype_derive_fields(&t);
     t.committed = true;
     t.elem = p.elem;
     t.predefined_name = p.name;
-    const uintptr_t v = reinterpret_cast<uintptr_t>(p.handle);
-    predefined_slot<Datatype>(v) = &t;
-    elements_per[v] = p.elements;
+    t.predefined_value = reinterpret_cast<uintptr_t>(p.handle);
+    predefined_slot<Datatype>(reinterpret_cast<uintptr_t>(p.handle)) = &t;
   }
 }
 
-Datatype *datatype_of(uintptr_t value) { return value < kPredefinedLimit ? predefined_slot<Datatype>(value) : nullptr; }
-
-// The table entry of a predefined type, nullptr for others.
-static const Predef *predef_of(const Datatype *t) {
-  for (size_t i = 0; i < kNumPredefined; ++i)
-    if (&predefined_objects[i] == t) return &kPredefined[i];
-  return nullptr;
+Datatype *datatype_of(uintptr_t value) {
+  return value < kPredefinedLimit ? predefined_slot<Datatype>(value) : nullptr;
 }
 
-// Basic elements in one element of a predefined type (MPI_Get_elements).
-static int basic_elements(const Datatype *t) {
-  const Predef *p = predef_of(t);
-  return p ? p->elements : 1;
+const char *type_name(const Datatype *t) {
+  if (!t->name.empty()) return t->name.c_str();
+  if (t->predefined_name) return t->predefined_name;
+  return "a derived datatype";
 }
 
-// Whole basic elements in the first `rem` bytes (0 < rem < extent) of one element: a message may
-// legally be a prefix of a pair's type signature (one MPI_SHORT received as MPI_SHORT_INT). A part
-// that ends inside a basic element is not a whole number of them: MPI_UNDEFINED.
-static MPI_Count partial_elements(const Datatype *t, uint64_t rem) {
-  const Predef *p = predef_of(t);
-  if (!p || p->elements != 2) return MPI_UNDEFINED;
-  const uint64_t first = uint64_t(p->first), second_at = uint64_t(p->second_at);
-  const uint64_t second_end = second_at + uint64_t(p->size - p->first);
-  if (rem < first) return MPI_UNDEFINED;
-  if (rem <= second_at) return 1;  // the value, perhaps with some of the padding after it
-  if (rem < second_end) return MPI_UNDEFINED;
-  return 2;  // both members, some of the trailing padding
+void datatype_release(Datatype *t) {
+  if (!t || t->predefined || --t->refs > 0) return;
+  for (Datatype *p : t->parts) datatype_release(p);
+  t->parts.clear();
+  pool<Datatype>().destroy(t);
 }
 
-// Elements (or basic elements) in `bytes` of type t: MPI_UNDEFINED when not a whole number.
-static MPI_Count count_of(const Datatype *t, uint64_t bytes, bool basic) {
+void pack_data(const Data &d, void *out) {
+  if (d.bytes == 0) return;
+  if (!d.layout) {
+    std::memcpy(out, d.base, d.bytes);
+    return;
+  }
+  dt::Cursor c(d.layout->segs.data(), d.layout->segs.size(), d.layout->extent(), d.elems);
+  dt::pack(d.base, c, out, d.bytes);
+}
+
+void unpack_data(const Data &d, const void *in) {
+  if (d.bytes == 0) return;
+  if (!d.layout) {
+    std::memcpy(d.base, in, d.bytes);
+    return;
+  }
+  dt::Cursor c(d.layout->segs.data(), d.layout->segs.size(), d.layout->extent(), d.elems);
+  dt::unpack(d.base, c, in, d.bytes);
+}
+
+// A message may end inside an element: its whole basic elements still count (one MPI_SHORT received as
+// MPI_SHORT_INT is one basic element); one that ends inside a basic element is MPI_UNDEFINED.
+MPI_Count count_of(const Datatype *t, uint64_t bytes, bool basic) {
   if (t->size == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
-  // Predefined pair types travel with their padding: one element occupies `extent` bytes on the wire.
-  const uint64_t per = uint64_t(t->extent);
-  if (bytes % per != 0) {
-    if (!basic) return MPI_UNDEFINED;
-    // A partial pair still counts its whole basic elements.
-    const MPI_Count part = partial_elements(t, bytes % per);
-    if (part == MPI_UNDEFINED) return MPI_UNDEFINED;
-    return MPI_Count(bytes / per) * basic_elements(t) + part;
+  const uint64_t per = uint64_t(t->size);
+  uint64_t rem = bytes % per;
+  const MPI_Count n = MPI_Count(bytes / per);
+  if (!basic) return rem ? MPI_Count(MPI_UNDEFINED) : n;
+  MPI_Count total = n * MPI_Count(t->layout.basic_count());
+  for (const dt::SigRun &run : t->layout.sig) {
+    if (rem == 0) break;
+    const uint64_t k = std::min<uint64_t>(rem / run.bytes, run.count);
+    total += MPI_Count(k);
+    rem -= k * run.bytes;
+    if (k < run.count) break;
   }
-  MPI_Count n = MPI_Count(bytes / per);
-  return basic ? n * basic_elements(t) : n;
+  return rem ? MPI_Count(MPI_UNDEFINED) : total;
 }
 
-static uint64_t status_bytes(const MPI_Status *st) { return status_bytes_of(st); }
+static uint64_t status_bytes(const MPI_Status *st) {
+  return status_bytes_of(st);
+}
 
 }  // namespace pamir::mpi
 
@@ -210,7 +270,7 @@ using namespace pamir::mpi;
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size) {
   PAMIR_ENTER("MPI_Type_size");
-  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, size, MPI_ERR_ARG, "size is NULL");
   *size = t->size > INT_MAX ? MPI_UNDEFINED : int(t->size);
   return MPI_SUCCESS;
@@ -219,7 +279,7 @@ PAMIR_ALIAS(Type_size);
 
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) {
   PAMIR_ENTER("MPI_Type_size_c");
-  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, size, MPI_ERR_ARG, "size is NULL");
   *size = t->size;
   return MPI_SUCCESS;
@@ -228,7 +288,7 @@ PAMIR_ALIAS(Type_size_c);
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
   PAMIR_ENTER("MPI_Type_get_extent");
-  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, lb && extent, MPI_ERR_ARG, "lb or extent is NULL");
   *lb = t->lb;
   *extent = t->extent;
@@ -238,7 +298,7 @@ PAMIR_ALIAS(Type_get_extent);
 
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
   PAMIR_ENTER("MPI_Type_get_extent_c");
-  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, lb && extent, MPI_ERR_ARG, "lb or extent is NULL");
   *lb = t->lb;
   *extent = t->extent;
@@ -248,7 +308,7 @@ PAMIR_ALIAS(Type_get_extent_c);
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) {
   PAMIR_ENTER("MPI_Type_get_true_extent");
-  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, true_lb && true_extent, MPI_ERR_ARG, "true_lb or true_extent is NULL");
   *true_lb = t->true_lb;
   *true_extent = t->true_extent;
@@ -258,7 +318,7 @@ PAMIR_ALIAS(Type_get_true_extent);
 
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
   PAMIR_ENTER("MPI_Type_get_true_extent_c");
-  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, true_lb && true_extent, MPI_ERR_ARG, "true_lb or true_extent is NULL");
   *true_lb = t->true_lb;
   *true_extent = t->true_extent;
@@ -268,7 +328,7 @@ PAMIR_ALIAS(Type_get_true_extent_c);
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
   PAMIR_ENTER("MPI_Type_get_name");
-  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, type_name && resultlen, MPI_ERR_ARG, "type_name or resultlen is NULL");
   const char *name = !t->name.empty() ? t->name.c_str() : t->predefined_name ? t->predefined_name : "";
   size_t n = std::min<size_t>(std::strlen(name), MPI_MAX_OBJECT_NAME - 1);
@@ -281,7 +341,7 @@ PAMIR_ALIAS(Type_get_name);
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
   PAMIR_ENTER("MPI_Type_set_name");
-  Datatype *t = PAMIR_TYPE(nullptr, datatype);
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, type_name, MPI_ERR_ARG, "type_name is NULL");
   t->name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;

@@ -35,14 +35,6 @@ const Predef kPredefined[] = {
 };
 constexpr size_t kNumPredefined = sizeof(kPredefined) / sizeof(kPredefined[0]);
 
-// The handle of a datatype object: its address and generation, or for a predefined one its small integer.
-MPI_Datatype handle_of_type(const Datatype *t) {
-  if (t->predefined)
-    for (uintptr_t v = 0; v < kPredefinedLimit; ++v)
-      if (predefined_slot<Datatype>(v) == t) return reinterpret_cast<MPI_Datatype>(v);
-  return handle_of<MPI_Datatype>(const_cast<Datatype *>(t));
-}
-
 // coll::Reduction::apply for a user function: inout[i] = in[i] op inout[i], in chunks of at most
 // INT_MAX elements for an MPI_User_function. The library lock is dropped around the call: the function
 // may call MPI.
@@ -85,11 +77,6 @@ void ops_init() {
   }
 }
 
-const char *type_name(const Datatype *t) {
-  if (!t->name.empty()) return t->name.c_str();
-  if (t->predefined_name) return t->predefined_name;
-  return "a derived datatype";
-}
 
 int bad_op(Comm *c, const char *fn, MPI_Op h) {
   if (h == MPI_OP_NULL) return raise(c, fn, MPI_ERR_OP, "MPI_OP_NULL is not an operation");

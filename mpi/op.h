@@ -44,7 +44,4 @@ int make_reduction(Comm *c, Op *op, Datatype *type, coll::Reduction &out, const 
 // MPI_ERR_OP for a handle that is not a live operation (MPI_OP_NULL, freed, garbage).
 [[gnu::cold]] int bad_op(Comm *c, const char *fn, MPI_Op h);
 
-// Name of a datatype for messages ("MPI_INT", a user-set name, or "a derived datatype").
-const char *type_name(const Datatype *t);
-
 }  // namespace pamir::mpi

@@ -16,46 +16,62 @@ namespace {
 enum class Mode { standard, sync, ready, buffered };
 
 // The checks every send makes. Returns MPI_SUCCESS or the raised code.
-inline int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *, int dest,
+inline int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int dest,
                       int tag) {
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
   PAMIR_CHECK(c, dest == MPI_PROC_NULL || (dest >= 0 && dest < c->size), MPI_ERR_RANK,
               "destination rank %d is outside the communicator (size %d)", dest, c->size);
   PAMIR_CHECK(c, tag >= 0 && tag <= kTagUb, MPI_ERR_TAG, "tag %d is outside [0, MPI_TAG_UB=%d]", tag, kTagUb);
-  PAMIR_CHECK(c, buffer_ok(buf, count), MPI_ERR_BUFFER, "buffer is NULL with count %lld", (long long)count);
+  PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
+              (long long)count);
   return MPI_SUCCESS;
 }
 
-inline int check_recv(Comm *c, const char *fn_, const void *buf, int64_t count, int source, int tag) {
+inline int check_recv(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int source,
+                      int tag) {
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
   PAMIR_CHECK(c, source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size),
               MPI_ERR_RANK, "source rank %d is outside the communicator (size %d)", source, c->size);
   PAMIR_CHECK(c, tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb), MPI_ERR_TAG,
               "tag %d is neither MPI_ANY_TAG nor in [0, MPI_TAG_UB=%d]", tag, kTagUb);
-  PAMIR_CHECK(c, buffer_ok(buf, count), MPI_ERR_BUFFER, "buffer is NULL with count %lld", (long long)count);
+  PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
+              (long long)count);
   return MPI_SUCCESS;
 }
 
-inline pamir::Request *new_send(Comm *c, const void *buf, uint64_t bytes, int dest, int tag, bool sync) {
+// The request's data; a non-contiguous one holds its type until the request is released, so that
+// MPI_Type_free during the operation leaves the layout in place.
+inline void set_data(pamir::Request *r, const Data &d, Datatype *t) {
+  r->buf = d.base;
+  r->bytes = d.bytes;
+  if (__builtin_expect(d.layout != nullptr, 0)) {
+    r->layout = d.layout;
+    r->elems = d.elems;
+    if (!t->predefined) {
+      ++t->refs;
+      r->mpi_type = t;
+    }
+  }
+}
+
+inline pamir::Request *new_send(Comm *c, const Data &d, Datatype *t, int dest, int tag, bool sync) {
   pamir::Request *r = request_alloc(ReqKind::send);
   r->ctx = c->ctx;
   r->source = c->rank;
   r->tag = tag;
   r->peer_task = c->task_of(dest);
-  r->buf = const_cast<void *>(buf);
-  r->bytes = bytes;
+  set_data(r, d, t);
   r->sync = sync;
   r->mpi_comm = c;
   return r;
 }
 
-inline pamir::Request *new_recv(Comm *c, void *buf, uint64_t capacity, int source, int tag) {
+inline pamir::Request *new_recv(Comm *c, const Data &d, Datatype *t, int source, int tag) {
   pamir::Request *r = request_alloc(ReqKind::recv);
   r->ctx = c->ctx;
   r->source = source;
   r->tag = tag;
-  r->buf = buf;
-  r->bytes = capacity;
+  set_data(r, d, t);
   r->mpi_comm = c;
   return r;
 }
@@ -76,13 +92,13 @@ int send_blocking(const char *fn_, const void *buf, int64_t count, MPI_Datatype 
   Datatype *t = PAMIR_TYPE(c, datatype);
   if (int rc = check_send(c, fn_, buf, count, t, dest, tag)) return rc;
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-  const uint64_t bytes = span_bytes(t, uint64_t(count));
-  if (mode == Mode::buffered) return bsend_start(c, fn_, buf, bytes, dest, tag);
+  if (mode == Mode::buffered) return bsend_start(c, fn_, buf, t, uint64_t(count), dest, tag);
+  const Data d = data_of(t, buf, uint64_t(count));
   Context &ctx = context();
-  if (mode != Mode::sync &&
-      ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), buf, bytes))
+  if (mode != Mode::sync && !d.layout &&
+      ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), d.base, d.bytes))
     return MPI_SUCCESS;
-  pamir::Request *r = new_send(c, buf, bytes, dest, tag, mode == Mode::sync);
+  pamir::Request *r = new_send(c, d, t, dest, tag, mode == Mode::sync);
   ctx.start_send(r);
   ctx.wait_until([r] { return r->complete; });
   return request_finish(r, MPI_STATUS_IGNORE, fn_, true);
@@ -98,20 +114,20 @@ int send_nonblocking(const char *fn_, const void *buf, int64_t count, MPI_Dataty
     *request = done_request(c, MPI_PROC_NULL);
     return MPI_SUCCESS;
   }
-  const uint64_t bytes = span_bytes(t, uint64_t(count));
   if (mode == Mode::buffered) {
-    if (int rc = bsend_start(c, fn_, buf, bytes, dest, tag)) return rc;
+    if (int rc = bsend_start(c, fn_, buf, t, uint64_t(count), dest, tag)) return rc;
     *request = done_request(c, MPI_ANY_SOURCE);
     return MPI_SUCCESS;
   }
+  const Data d = data_of(t, buf, uint64_t(count));
   Context &ctx = context();
-  if (mode != Mode::sync &&
-      ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), buf, bytes)) {
+  if (mode != Mode::sync && !d.layout &&
+      ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), d.base, d.bytes)) {
     // Out already, and the buffer free again: the send is complete before it returns.
     *request = reinterpret_cast<MPI_Request>(request_completed_send());
     return MPI_SUCCESS;
   }
-  pamir::Request *r = new_send(c, buf, bytes, dest, tag, mode == Mode::sync);
+  pamir::Request *r = new_send(c, d, t, dest, tag, mode == Mode::sync);
   ctx.start_send(r);
   *request = reinterpret_cast<MPI_Request>(r);
   return MPI_SUCCESS;
@@ -121,12 +137,12 @@ int recv_blocking(const char *fn_, void *buf, int64_t count, MPI_Datatype dataty
                   MPI_Comm comm, MPI_Status *status) {
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
-  if (int rc = check_recv(c, fn_, buf, count, source, tag)) return rc;
+  if (int rc = check_recv(c, fn_, buf, count, t, source, tag)) return rc;
   if (source == MPI_PROC_NULL) {
     status_proc_null(status);
     return MPI_SUCCESS;
   }
-  pamir::Request *r = new_recv(c, buf, span_bytes(t, uint64_t(count)), source, tag);
+  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, source, tag);
   Context &ctx = context();
   ctx.start_recv(r);
   ctx.wait_until([r] { return r->complete; });
@@ -138,12 +154,12 @@ int recv_nonblocking(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, request, MPI_ERR_REQUEST, "request is NULL");
-  if (int rc = check_recv(c, fn_, buf, count, source, tag)) return rc;
+  if (int rc = check_recv(c, fn_, buf, count, t, source, tag)) return rc;
   if (source == MPI_PROC_NULL) {
     *request = done_request(c, MPI_PROC_NULL);
     return MPI_SUCCESS;
   }
-  pamir::Request *r = new_recv(c, buf, span_bytes(t, uint64_t(count)), source, tag);
+  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, source, tag);
   context().start_recv(r);
   *request = reinterpret_cast<MPI_Request>(r);
   return MPI_SUCCESS;
@@ -156,15 +172,15 @@ int sendrecv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Dataty
   Datatype *st = PAMIR_TYPE(c, sendtype);
   Datatype *rt = PAMIR_TYPE(c, recvtype);
   if (int rc = check_send(c, fn_, sendbuf, sendcount, st, dest, sendtag)) return rc;
-  if (int rc = check_recv(c, fn_, recvbuf, recvcount, source, recvtag)) return rc;
+  if (int rc = check_recv(c, fn_, recvbuf, recvcount, rt, source, recvtag)) return rc;
   Context &ctx = context();
   pamir::Request *rr = nullptr, *sr = nullptr;
   if (source != MPI_PROC_NULL) {
-    rr = new_recv(c, recvbuf, span_bytes(rt, uint64_t(recvcount)), source, recvtag);
+    rr = new_recv(c, data_of(rt, recvbuf, uint64_t(recvcount)), rt, source, recvtag);
     ctx.start_recv(rr);
   }
   if (dest != MPI_PROC_NULL) {
-    sr = new_send(c, sendbuf, span_bytes(st, uint64_t(sendcount)), dest, sendtag, false);
+    sr = new_send(c, data_of(st, sendbuf, uint64_t(sendcount)), st, dest, sendtag, false);
     ctx.start_send(sr);
   }
   ctx.wait_until([&] { return (!rr || rr->complete) && (!sr || sr->complete); });
@@ -184,15 +200,16 @@ int sendrecv_replace(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
   if (int rc = check_send(c, fn_, buf, count, t, dest, sendtag)) return rc;
-  if (int rc = check_recv(c, fn_, buf, count, source, recvtag)) return rc;
-  const uint64_t bytes = span_bytes(t, uint64_t(count));
-  // The outgoing data must leave before the incoming data overwrites it: send from a copy.
+  if (int rc = check_recv(c, fn_, buf, count, t, source, recvtag)) return rc;
+  const Data d = data_of(t, buf, uint64_t(count));
+  const uint64_t bytes = d.bytes;
+  // The outgoing data must leave before the incoming data overwrites it: send from a packed copy.
   void *copy = bytes ? std::malloc(bytes) : nullptr;
   PAMIR_CHECK(c, copy || !bytes, MPI_ERR_NO_MEM, "cannot allocate %llu bytes for the outgoing copy",
               (unsigned long long)bytes);
-  if (bytes) std::memcpy(copy, buf, bytes);
-  int rc = sendrecv(fn_, copy, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm,
-                    status);
+  if (bytes) pack_data(d, copy);
+  int rc = sendrecv(fn_, copy, int64_t(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag,
+                    comm, status);
   std::free(copy);
   return rc;
 }
@@ -256,9 +273,9 @@ int mrecv(const char *fn_, void *buf, int64_t count, MPI_Datatype datatype, MPI_
   Comm *c = m->comm;
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
-  PAMIR_CHECK(c, buffer_ok(buf, count), MPI_ERR_BUFFER, "buffer is NULL with count %lld", (long long)count);
-  PAMIR_CHECK(c, !request || request, MPI_ERR_REQUEST, "request is NULL");
-  pamir::Request *r = new_recv(c, buf, span_bytes(t, uint64_t(count)), m->u->src, m->u->tag);
+  PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
+              (long long)count);
+  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, m->u->src, m->u->tag);
   Unexpected *u = m->u;
   message_release(m);
   *message = MPI_MESSAGE_NULL;

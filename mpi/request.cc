@@ -17,9 +17,17 @@ size_t detached = 0;
 
 void release_detached(pamir::Request *r) {
   --detached;
-  request_release(r);
+  request_free(r);
 }
 }  // namespace
+
+void request_free(pamir::Request *r) {
+  if (r->mpi_type) [[unlikely]] {
+    datatype_release(static_cast<Datatype *>(r->mpi_type));
+    r->mpi_type = nullptr;
+  }
+  request_release(r);
+}
 
 MPI_Message message_make(Comm *c, pamir::Unexpected *u) {
   Message *m = pool<Message>().make();
@@ -66,7 +74,7 @@ int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool r
     rc = request_error(r, fn, false);
     if (raise_it) rc = request_error(r, fn, true);
   }
-  request_release(r);
+  request_free(r);
   return rc;
 }
 
@@ -97,7 +105,10 @@ void bsend_done(pamir::Request *r) {
 }
 }  // namespace
 
-int bsend_start(Comm *c, const char *fn, const void *buf, uint64_t bytes, int dest, int tag) {
+int bsend_start(Comm *c, const char *fn, const void *buf, const Datatype *t, uint64_t count, int dest,
+                int tag) {
+  const Data d = data_of(t, buf, count);
+  const uint64_t bytes = d.bytes;
   const uint64_t need = (bytes + MPI_BSEND_OVERHEAD + 15) & ~uint64_t(15);
   if (!attached.base) return raise(c, fn, MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)");
   // Reclaim ranges of sends that have completed meanwhile.
@@ -121,7 +132,7 @@ int bsend_start(Comm *c, const char *fn, const void *buf, uint64_t bytes, int de
   attached.used[at] = need;
   ++attached.active;
   uint8_t *copy = attached.base + at + MPI_BSEND_OVERHEAD;
-  if (bytes) std::memcpy(copy, buf, bytes);
+  pack_data(d, copy);
   pamir::Request *r = request_alloc(ReqKind::send);
   r->ctx = c->ctx;
   r->source = c->rank;
@@ -257,7 +268,7 @@ int PMPI_Request_free(MPI_Request *request) {
   pamir::Request *r = PAMIR_REQUEST(*request);
   *request = MPI_REQUEST_NULL;
   if (r->complete) {
-    request_release(r);
+    request_free(r);
   } else {
     request_detach(r);
   }

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "mpi/comm.h"
+#include "mpi/datatype.h"
 #include "pami/match.h"
 #include "pami/request.h"
 
@@ -39,7 +40,9 @@ void message_release(Message *m);
 
 // Buffered sends (MPI_Buffer_attach): copies the message into the attached buffer and sends from
 // there. Returns MPI_SUCCESS or raises.
-int bsend_start(Comm *c, const char *fn, const void *buf, uint64_t bytes, int dest, int tag);
+int bsend_start(Comm *c, const char *fn, const void *buf, const Datatype *t, uint64_t count, int dest, int tag);
+// Returns a request to the pool, dropping the reference its operation held on a derived datatype.
+void request_free(pamir::Request *r);
 // Waits until every buffered send has left the attached buffer.
 void bsend_drain();
 

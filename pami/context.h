@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/uio.h>
+
+#include "datatype/segments.h"
 #include "devices/device.h"
 #include "pami/bootstrap.h"
 #include "pami/dispatch.h"
@@ -140,10 +143,16 @@ class Context {
   void on_rts(uint32_t src_task, const RtsHeader &h);
   void on_resend(uint32_t src_task, const ResendHeader &h);
   void on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void *payload, size_t len);
-  void pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref);
+  void pull(Request *r, uint32_t src_task, const RdvSource &src);
   void pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref);
   void help(Request *r);
   void check_rdv_sends();
+  // Non-contiguous data (pami/protocols/typed.cc, seed 003).
+  bool push_typed(Peer &p, Request *r);
+  void on_msg_self_typed(const MsgHeader &h, Request *s);
+  void fill_typed(Request *r, uint64_t offset, const void *data, size_t len);
+  ssize_t pull_typed(Request *r, uint32_t src_task, const RdvSource &src);
+  static void rdv_describe(const Request *r, RdvSource &src);
   // One-sided transfers (pami/protocols/onesided.cc).
   void start_onesided(Request *r, uint64_t remote_addr, bool direct, uint64_t *counts, uint64_t *bytes);
   bool push_onesided(Peer &p, Request *r);
@@ -173,6 +182,20 @@ class Context {
   bool fault_rdma_read_ = false;  // PAMIR_FAULT=rdma-read: every rendezvous read fails
   bool shared_copy_ = true;       // PAMIR_SHM_SHARED_COPY: large rendezvous copied by both ends
   Matcher matcher_;
+  // The receive whose layout the last packet was unpacked into, and where in it: a message's packets
+  // arrive in order, so the next one continues there instead of seeking from the start.
+  struct FillCursor {
+    const Request *req = nullptr;
+    const void *buf = nullptr;
+    const void *layout = nullptr;
+    uint64_t elems = 0;
+    dt::Cursor cursor{nullptr, 0, 0, 0};
+  } fill_cursor_;
+  // Scratch of rendezvous reads between layouts: the origin's segments, and one batch of chunks as the
+  // two iovec lists of a process_vm_readv. Kept between messages: a transfer allocates nothing once warm.
+  std::vector<dt::Segment> origin_segs_;
+  static constexpr unsigned kChunkBatch = 1024;  // IOV_MAX
+  struct iovec chunk_local_[kChunkBatch], chunk_remote_[kChunkBatch];
   SendTable send_table_;
   PutTable put_table_;
   GetTable get_table_;

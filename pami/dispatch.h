@@ -35,11 +35,22 @@ struct AckHeader {
 // many bytes before the request-to-send leaves.
 constexpr uint64_t kRdvAckBytes = sizeof(uint64_t);
 
-struct RtsHeader {
-  uint64_t bits;     // match bits
-  uint64_t total;    // message length in bytes
-  uint64_t addr;     // the data, in the origin's address space
+// Where a rendezvous message's data lies in the origin's memory: `addr`, contiguous when `segs` is 0;
+// else `count` elements `extent` bytes apart of the `nsegs` (offset, length) segments at `segs` (the
+// origin's committed layout, which the target reads before the data: seed 003).
+struct RdvSource {
+  uint64_t addr;
   uint64_t ack_ref;  // the origin's acknowledgment slot (Device::ack_alloc)
+  uint64_t segs = 0;
+  uint64_t nsegs = 0;
+  int64_t extent = 0;
+  uint64_t count = 0;
+};
+
+struct RtsHeader {
+  uint64_t bits;   // match bits
+  uint64_t total;  // message length in bytes
+  RdvSource src;
 };
 
 struct ResendHeader {

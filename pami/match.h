@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "pami/dispatch.h"
 #include "pami/list.h"
 #include "pami/request.h"
 
@@ -45,7 +46,7 @@ struct Unexpected : ListNode {
   Request *claimed;  // a receive that matched it before all of it arrived
   bool probed_out;   // taken by MPI_Mprobe: no longer in the queue
   bool rts = false;  // a rendezvous request-to-send: no data here, it is pulled once matched
-  uint64_t rdv_addr = 0, ack_ref = 0;
+  RdvSource rdv{};
   alignas(16) uint8_t inline_data[kInline];
 };
 

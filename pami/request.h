@@ -10,6 +10,10 @@
 
 namespace pamir {
 
+namespace dt {
+struct Layout;
+}
+
 // Error codes of the PAMI layer; the MPI binding maps them to error classes.
 enum class Err : int32_t {
   ok = 0,
@@ -62,9 +66,12 @@ struct Request : ListNode {
   int32_t tag = 0;     // receive: tag or any-tag (-2)
   uint32_t peer_task = 0;
 
-  // Buffer (contiguous bytes).
+  // Buffer: contiguous bytes, or with `layout` set, `elems` elements of that layout from `buf` (seed 003;
+  // `bytes` is then their data bytes, and the layout must outlive the operation).
   void *buf = nullptr;
   uint64_t bytes = 0;        // send: message length; receive: buffer capacity
+  const dt::Layout *layout = nullptr;
+  uint64_t elems = 0;
   uint64_t offset = 0;       // send, put: bytes handed to the device so far; get: bytes arrived
   uint64_t remote_addr = 0;  // put, get: the target's memory; get_reply: the origin's cookie
 

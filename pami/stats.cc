@@ -37,6 +37,10 @@ void print_stats(int rank) {
       {"rdv.target_zero", s.rdv_target_zero},
       {"rdv.target_shared", s.rdv_shared},
       {"rdv.origin_helped_bytes", s.rdv_helped_bytes},
+      {"dt.chunk_reads", s.dt_chunk_reads},
+      {"dt.chunks", s.dt_chunks},
+      {"dt.packed_packets", s.dt_packed_packets},
+      {"dt.unpacked_packets", s.dt_unpacked_packets},
   };
   for (const auto &c : counters)
     std::fprintf(stderr, "pamir stats: rank %d %s %llu\n", rank, c.name, (unsigned long long)c.value);

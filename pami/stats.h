@@ -24,6 +24,12 @@ struct Stats {
   uint64_t rdv_target_zero = 0;   // target: counters that reached zero (acknowledgments written)
   uint64_t rdv_shared = 0;        // target: messages it shared the copy of with their origin
   uint64_t rdv_helped_bytes = 0;  // origin: bytes it wrote into its targets' buffers in shared copies
+  // Non-contiguous data (seed 003): rendezvous reads that moved common chunks straight between the two
+  // layouts, the chunks, and packets packed straight from a layout or unpacked straight into one.
+  uint64_t dt_chunk_reads = 0;
+  uint64_t dt_chunks = 0;
+  uint64_t dt_packed_packets = 0;
+  uint64_t dt_unpacked_packets = 0;
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};

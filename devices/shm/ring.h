@@ -134,6 +134,14 @@ class RingProducer {
   // The caller guarantees hdr_len < 65536 and ring_packet_lines(...) * 64 <= ring_max_packet(capacity).
   bool try_push(uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
                 uint64_t payload_len) noexcept {
+    return try_push_with(dispatch, hdr, hdr_len, payload_len,
+                         [payload](void *cell, uint64_t n) { std::memcpy(cell, payload, n); });
+  }
+  // The same, with the payload written into the cell by fill(cell, payload_len): a non-contiguous
+  // message is packed straight into the ring (seed 003), with no buffer in between.
+  template <typename Fill>
+  bool try_push_with(uint16_t dispatch, const void *hdr, uint32_t hdr_len, uint64_t payload_len,
+                     Fill &&fill) noexcept {
     const uint64_t lines = ring_packet_lines(hdr_len, payload_len);
     const uint64_t bytes = lines * kLine;
     const uint64_t to_end = cap_ - (tail_ & mask_);
@@ -151,7 +159,7 @@ class RingProducer {
     ph->payload_len = static_cast<uint32_t>(payload_len);
     ph->seq = seq_++;
     if (hdr_len) std::memcpy(cell + kPacketHeaderBytes, hdr, hdr_len);
-    if (payload_len) std::memcpy(cell + ring_payload_offset(hdr_len), payload, payload_len);
+    if (payload_len) fill(cell + ring_payload_offset(hdr_len), payload_len);
     std::atomic_ref<uint32_t>(ph->word).store(static_cast<uint32_t>(lines) | parity(pos),
                                               std::memory_order_release);
     if (pad) [[unlikely]] {

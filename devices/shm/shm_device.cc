@@ -154,23 +154,42 @@ bool ShmDevice::connect(uint32_t peer) noexcept {
   return true;
 }
 
-bool ShmDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
-                         const void *payload, size_t payload_len) noexcept {
+namespace {
+// Both sends check the packet the same way and refuse it the same way.
+std::string bad_packet(uint32_t task, uint32_t hdr_len, size_t payload_len, bool known, size_t max_packet) {
+  return "try_send(task " + std::to_string(task) + ", header " + std::to_string(hdr_len) +
+         " bytes, payload " + std::to_string(payload_len) + " bytes): " +
+         (!known ? "task not on this node"
+                 : "packet larger than max_header/max_payload (" + std::to_string(max_packet) +
+                       "-byte packets)");
+}
+}  // namespace
+
+template <typename Writer>
+bool ShmDevice::push(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, size_t payload_len,
+                     Writer &&write) noexcept {
   const uint32_t peer = local_index(task);
   if (peer == kNone || hdr_len > kMaxHeader || shm::ring_payload_offset(hdr_len) + payload_len > max_packet_)
-      [[unlikely]] {
-    fail("try_send(task " + std::to_string(task) + ", header " + std::to_string(hdr_len) +
-         " bytes, payload " + std::to_string(payload_len) + " bytes): " +
-         (peer == kNone ? "task not on this node"
-                        : "packet larger than max_header/max_payload (" + std::to_string(max_packet_) +
-                              "-byte packets)"));
-  }
+      [[unlikely]]
+    fail(bad_packet(task, hdr_len, payload_len, peer != kNone, max_packet_));
   shm::RingProducer &tx = tx_[peer];
   if (!tx.attached()) [[unlikely]]
     connect(peer);
-  if (!tx.try_push(dispatch, hdr, hdr_len, payload, payload_len)) return false;
+  if (!tx.try_push_with(dispatch, hdr, hdr_len, payload_len, write)) return false;
   seg_->block(peer).doorbell.ring();
   return true;
+}
+
+bool ShmDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                         const void *payload, size_t payload_len) noexcept {
+  return push(task, dispatch, hdr, hdr_len, payload_len,
+              [payload](void *cell, uint64_t n) { std::memcpy(cell, payload, n); });
+}
+
+bool ShmDevice::try_send_fill(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                              size_t payload_len, const Fill &fill) noexcept {
+  return push(task, dispatch, hdr, hdr_len, payload_len,
+              [&fill](void *cell, uint64_t n) { fill.fn(fill.arg, cell, n); });
 }
 
 void ShmDevice::accept() noexcept {

@@ -71,6 +71,8 @@ class ShmDevice final : public Device {
   bool reaches(uint32_t task) const noexcept override { return local_index(task) != kNone; }
   bool try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
                 size_t payload_len) noexcept override;
+  bool try_send_fill(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, size_t payload_len,
+                     const Fill &fill) noexcept override;
   unsigned poll() noexcept override;
   // process_vm_readv / process_vm_writev, looping over partial transfers and batches of iovecs. The
   // first transfer with a peer checks that its pid really is the peer (a token it published); a refusal
@@ -118,6 +120,9 @@ class ShmDevice final : public Device {
   bool pending() noexcept;
 
  private:
+  template <typename Writer>
+  bool push(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, size_t payload_len,
+            Writer &&write) noexcept;
   static constexpr uint32_t kNone = ~0u;
   ShmDevice() = default;
   uint32_t local_index(uint32_t task) const noexcept;

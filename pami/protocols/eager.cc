@@ -34,7 +34,10 @@ void Context::start_send(Request *r) {
     MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
     r->started = true;
     r->offset = r->bytes;
-    on_msg(self_, h, r->buf, r->bytes);
+    if (r->layout) [[unlikely]]
+      on_msg_self_typed(h, r);
+    else
+      on_msg(self_, h, r->buf, r->bytes);
     finish_send(r);
     return;
   }
@@ -66,13 +69,16 @@ bool Context::push(Peer &p, Request *r) {
     return push_onesided(p, r);
   const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
   if (r->rdv == kRdvRts) {
-    RtsHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, uint64_t(uintptr_t(r->buf)), r->ack_ref};
+    RtsHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, {uint64_t(uintptr_t(r->buf)), r->ack_ref}};
+    if (r->layout) rdv_describe(r, h.src);
     if (!d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0)) return false;
     r->rdv = kRdvWait;
     r->started = true;
     r->offset = r->bytes;
     return true;
   }
+  if (r->layout) [[unlikely]]
+    return push_typed(p, r);
   if (!r->started) {
     bool sent;
     size_t n;
@@ -235,7 +241,11 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
 void Context::fill(Request *r, uint64_t offset, const void *data, size_t len) {
   if (offset >= r->bytes) return;  // truncated part: dropped
   size_t n = std::min<uint64_t>(len, r->bytes - offset);
-  if (n) std::memcpy(static_cast<uint8_t *>(r->buf) + offset, data, n);
+  if (!n) return;
+  if (r->layout) [[unlikely]]
+    fill_typed(r, offset, data, n);
+  else
+    std::memcpy(static_cast<uint8_t *>(r->buf) + offset, data, n);
 }
 
 void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total) {
@@ -308,9 +318,9 @@ void Context::recv_unexpected(Request *r, Unexpected *u) {
   set_recv_status(r, u->src, u->tag, u->total);
   if (u->rts) {
     const uint32_t src_task = u->src_task;
-    const uint64_t addr = u->rdv_addr, ack_ref = u->ack_ref;
+    const RdvSource src = u->rdv;
     unexpected_release(u);
-    pull(r, src_task, addr, ack_ref);
+    pull(r, src_task, src);
     return;
   }
   if (u->sync_cookie) send_ack(u->src_task, u->sync_cookie);

@@ -46,7 +46,7 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
   const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
   if (Request *r = matcher_.take_posted(ctx, src, tag)) {
     set_recv_status(r, src, tag, h.total);
-    pull(r, src_task, h.addr, h.ack_ref);
+    pull(r, src_task, h.src);
     return;
   }
   ++stats().unexpected;
@@ -58,24 +58,28 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
   u->total = h.total;
   u->received = 0;
   u->rts = true;
-  u->rdv_addr = h.addr;
-  u->ack_ref = h.ack_ref;
+  u->rdv = h.src;
   matcher_.add_unexpected(u);
 }
 
-void Context::pull(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref) {
+void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
   dev::Device *d = peers_[src_task].dev;
+  const uint64_t addr = src.addr, ack_ref = src.ack_ref;
   r->peer_task = src_task;
   r->rdv_counter = r->status.bytes;  // what fits; a longer message is MPI_ERR_TRUNCATE, status set already
   stats().rdv_target_armed += r->rdv_counter;
-  if (r->rdv_counter >= kShareMin && shared_copy_ && d->share_supported() &&
+  ssize_t got = 0;
+  uint64_t done = 0;
+  if (r->layout || src.segs) [[unlikely]] {
+    // Either side is not contiguous: common chunks, straight from the origin's layout into ours.
+    got = pull_typed(r, src_task, src);
+    done = r->status.bytes - r->rdv_counter;
+  } else if (r->rdv_counter >= kShareMin && shared_copy_ && d->share_supported() &&
       d->remote_access(src_task) == 0) {
     pull_shared(r, src_task, addr, ack_ref);
     return;
   }
-  uint64_t done = 0;
-  ssize_t got = 0;
-  while (r->rdv_counter > 0) {
+  while (r->rdv_counter > 0 && got >= 0) {
     const uint64_t n = std::min(r->rdv_counter, kPullChunk);
     struct iovec local = {static_cast<char *>(r->buf) + done, n};
     struct iovec remote = {reinterpret_cast<void *>(uintptr_t(addr + done)), n};

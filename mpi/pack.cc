@@ -1,0 +1,243 @@
+// MPI_Pack, MPI_Unpack and MPI_Pack_size, and their "external32" forms. The native packed form is the
+// data's bytes in type-map order, exactly what travels in a message; external32 (MPI 5.0 section 13.5.2)
+// is the same order with every basic element big-endian, long double as IEEE binary128, and complex
+// numbers as two reals. On LP64 Linux every basic type already has its external32 size, so external32
+// is the native packed form converted element by element in place.
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "mpi/check.h"
+#include "pamir_alias.h"
+
+namespace pamir::mpi {
+
+namespace {
+
+void reverse(uint8_t *p, size_t n) {
+  for (size_t i = 0, j = n - 1; i < j; ++i, --j) std::swap(p[i], p[j]);
+}
+
+// One basic element between native and external32, in place (16 bytes of long double either way).
+void long_double_convert(uint8_t *p, bool to_external) {
+  if (to_external) {
+    long double v;
+    std::memcpy(&v, p, sizeof v);
+    const __float128 q = static_cast<__float128>(v);
+    std::memcpy(p, &q, sizeof q);
+    reverse(p, sizeof q);
+  } else {
+    reverse(p, sizeof(__float128));
+    __float128 q;
+    std::memcpy(&q, p, sizeof q);
+    const long double v = static_cast<long double>(q);
+    std::memset(p, 0, 16);
+    std::memcpy(p, &v, sizeof v);
+  }
+}
+
+// How a basic element of type `id` converts: `units` pieces of `unit` bytes each byte-reversed, or
+// long doubles converted.
+struct Conversion {
+  unsigned units;
+  unsigned unit;
+  bool long_double;
+};
+Conversion conversion_of(uint32_t id, uint32_t bytes) {
+  const Datatype *b = datatype_of(id);
+  const coll::ElemType e = b ? b->elem : coll::ElemType::none;
+  if (e == coll::ElemType::f80) return {1, bytes, true};
+  if (e == coll::ElemType::cf80) return {2, bytes / 2, true};
+  const MPI_Datatype h = reinterpret_cast<MPI_Datatype>(uintptr_t(id));
+  if (e == coll::ElemType::cf32 || e == coll::ElemType::cf64 || h == MPI_COMPLEX4 || h == MPI_COMPLEX32)
+    return {2, bytes / 2, false};
+  return {1, bytes, false};
+}
+
+// Converts `count` elements of t packed natively at p to external32, or back.
+void convert(const Datatype *t, uint64_t count, uint8_t *p, bool to_external) {
+  for (uint64_t k = 0; k < count; ++k)
+    for (const dt::SigRun &run : t->layout.sig) {
+      const Conversion cv = conversion_of(run.id, run.bytes);
+      for (uint64_t i = 0; i < run.count; ++i)
+        for (unsigned u = 0; u < cv.units; ++u, p += cv.unit) {
+          if (cv.long_double)
+            long_double_convert(p, to_external);
+          else
+            reverse(p, cv.unit);
+        }
+    }
+}
+
+bool is_external32(const char *datarep) {
+  return datarep && std::strcmp(datarep, "external32") == 0;
+}
+
+template <typename C>
+int pack(const char *fn_, const char *datarep, const void *inbuf, C incount, MPI_Datatype datatype,
+         void *outbuf, C outsize, C *position, MPI_Comm comm) {
+  Comm *c = nullptr;
+  if (!datarep)
+    c = PAMIR_COMM(comm);
+  else
+    PAMIR_CHECK(nullptr, is_external32(datarep), MPI_ERR_UNSUPPORTED_DATAREP,
+                "data representation \"%s\" is not \"external32\"", datarep);
+  Datatype *t = PAMIR_TYPE(c, datatype);
+  PAMIR_CHECK(c, incount >= 0, MPI_ERR_COUNT, "negative incount %lld", (long long)incount);
+  PAMIR_CHECK(c, position, MPI_ERR_ARG, "position is NULL");
+  PAMIR_CHECK(c, *position >= 0 && outsize >= 0, MPI_ERR_ARG, "negative position %lld or outsize %lld",
+              (long long)*position, (long long)outsize);
+  PAMIR_CHECK(c, buffer_ok(inbuf, incount, t), MPI_ERR_BUFFER, "inbuf is NULL with incount %lld",
+              (long long)incount);
+  const Data d = data_of(t, inbuf, uint64_t(incount));
+  PAMIR_CHECK(c, d.bytes <= uint64_t(outsize) && uint64_t(*position) <= uint64_t(outsize) - d.bytes,
+              MPI_ERR_TRUNCATE, "%llu bytes do not fit at position %lld of a %lld-byte buffer",
+              (unsigned long long)d.bytes, (long long)*position, (long long)outsize);
+  PAMIR_CHECK(c, outbuf || d.bytes == 0, MPI_ERR_BUFFER, "outbuf is NULL");
+  uint8_t *out = static_cast<uint8_t *>(outbuf) + *position;
+  pack_data(d, out);
+  if (datarep) convert(t, uint64_t(incount), out, true);
+  *position += C(d.bytes);
+  return MPI_SUCCESS;
+}
+
+template <typename C>
+int unpack(const char *fn_, const char *datarep, const void *inbuf, C insize, C *position, void *outbuf,
+           C outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  Comm *c = nullptr;
+  if (!datarep)
+    c = PAMIR_COMM(comm);
+  else
+    PAMIR_CHECK(nullptr, is_external32(datarep), MPI_ERR_UNSUPPORTED_DATAREP,
+                "data representation \"%s\" is not \"external32\"", datarep);
+  Datatype *t = PAMIR_TYPE(c, datatype);
+  PAMIR_CHECK(c, outcount >= 0, MPI_ERR_COUNT, "negative outcount %lld", (long long)outcount);
+  PAMIR_CHECK(c, position, MPI_ERR_ARG, "position is NULL");
+  PAMIR_CHECK(c, *position >= 0 && insize >= 0, MPI_ERR_ARG, "negative position %lld or insize %lld",
+              (long long)*position, (long long)insize);
+  PAMIR_CHECK(c, buffer_ok(outbuf, outcount, t), MPI_ERR_BUFFER, "outbuf is NULL with outcount %lld",
+              (long long)outcount);
+  const Data d = data_of(t, outbuf, uint64_t(outcount));
+  PAMIR_CHECK(c, d.bytes <= uint64_t(insize) && uint64_t(*position) <= uint64_t(insize) - d.bytes,
+              MPI_ERR_TRUNCATE, "%llu bytes are wanted at position %lld of a %lld-byte buffer",
+              (unsigned long long)d.bytes, (long long)*position, (long long)insize);
+  PAMIR_CHECK(c, inbuf || d.bytes == 0, MPI_ERR_BUFFER, "inbuf is NULL");
+  const uint8_t *in = static_cast<const uint8_t *>(inbuf) + *position;
+  if (datarep && d.bytes) {
+    // The input is the caller's and stays as it is: convert a copy.
+    std::vector<uint8_t> native(in, in + d.bytes);
+    convert(t, uint64_t(outcount), native.data(), false);
+    unpack_data(d, native.data());
+  } else {
+    unpack_data(d, in);
+  }
+  *position += C(d.bytes);
+  return MPI_SUCCESS;
+}
+
+template <typename C>
+int pack_size(const char *fn_, const char *datarep, C incount, MPI_Datatype datatype, MPI_Comm comm,
+              C *size) {
+  Comm *c = nullptr;
+  if (!datarep)
+    c = PAMIR_COMM(comm);
+  else
+    PAMIR_CHECK(nullptr, is_external32(datarep), MPI_ERR_UNSUPPORTED_DATAREP,
+                "data representation \"%s\" is not \"external32\"", datarep);
+  Datatype *t = PAMIR_TYPE(c, datatype);
+  PAMIR_CHECK(c, incount >= 0, MPI_ERR_COUNT, "negative incount %lld", (long long)incount);
+  PAMIR_CHECK(c, size, MPI_ERR_ARG, "size is NULL");
+  const unsigned __int128 bytes = (unsigned __int128)uint64_t(t->size) * uint64_t(incount);
+  constexpr unsigned __int128 limit = std::is_same_v<C, int> ? INT_MAX : INT64_MAX;
+  PAMIR_CHECK(c, bytes <= limit, MPI_ERR_COUNT, "%lld elements of %s do not fit in the size argument",
+              (long long)incount, type_name(t));
+  *size = C(bytes);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+}  // namespace pamir::mpi
+
+using namespace pamir::mpi;
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
+              MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Pack");
+  return pack(fn_, nullptr, inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+PAMIR_ALIAS(Pack);
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                MPI_Count *position, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Pack_c");
+  return pack(fn_, nullptr, inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+PAMIR_ALIAS(Pack_c);
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Unpack");
+  return unpack(fn_, nullptr, inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+PAMIR_ALIAS(Unpack);
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
+                  MPI_Datatype datatype, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Unpack_c");
+  return unpack(fn_, nullptr, inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+PAMIR_ALIAS(Unpack_c);
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) {
+  PAMIR_ENTER("MPI_Pack_size");
+  return pack_size(fn_, nullptr, incount, datatype, comm, size);
+}
+PAMIR_ALIAS(Pack_size);
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) {
+  PAMIR_ENTER("MPI_Pack_size_c");
+  return pack_size(fn_, nullptr, incount, datatype, comm, size);
+}
+PAMIR_ALIAS(Pack_size_c);
+
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position) {
+  PAMIR_ENTER("MPI_Pack_external");
+  PAMIR_CHECK(nullptr, datarep, MPI_ERR_ARG, "datarep is NULL");
+  return pack<MPI_Aint>(fn_, datarep, inbuf, incount, datatype, outbuf, outsize, position, MPI_COMM_NULL);
+}
+PAMIR_ALIAS(Pack_external);
+int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                         void *outbuf, MPI_Count outsize, MPI_Count *position) {
+  PAMIR_ENTER("MPI_Pack_external_c");
+  PAMIR_CHECK(nullptr, datarep, MPI_ERR_ARG, "datarep is NULL");
+  return pack(fn_, datarep, inbuf, incount, datatype, outbuf, outsize, position, MPI_COMM_NULL);
+}
+PAMIR_ALIAS(Pack_external_c);
+
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                         void *outbuf, int outcount, MPI_Datatype datatype) {
+  PAMIR_ENTER("MPI_Unpack_external");
+  PAMIR_CHECK(nullptr, datarep, MPI_ERR_ARG, "datarep is NULL");
+  return unpack<MPI_Aint>(fn_, datarep, inbuf, insize, position, outbuf, outcount, datatype, MPI_COMM_NULL);
+}
+PAMIR_ALIAS(Unpack_external);
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
+                           void *outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  PAMIR_ENTER("MPI_Unpack_external_c");
+  PAMIR_CHECK(nullptr, datarep, MPI_ERR_ARG, "datarep is NULL");
+  return unpack(fn_, datarep, inbuf, insize, position, outbuf, outcount, datatype, MPI_COMM_NULL);
+}
+PAMIR_ALIAS(Unpack_external_c);
+
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) {
+  PAMIR_ENTER("MPI_Pack_external_size");
+  PAMIR_CHECK(nullptr, datarep, MPI_ERR_ARG, "datarep is NULL");
+  return pack_size<MPI_Aint>(fn_, datarep, incount, datatype, MPI_COMM_NULL, size);
+}
+PAMIR_ALIAS(Pack_external_size);
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                              MPI_Count *size) {
+  PAMIR_ENTER("MPI_Pack_external_size_c");
+  PAMIR_CHECK(nullptr, datarep, MPI_ERR_ARG, "datarep is NULL");
+  return pack_size(fn_, datarep, incount, datatype, MPI_COMM_NULL, size);
+}
+PAMIR_ALIAS(Pack_external_size_c);

@@ -1,0 +1,177 @@
+// Non-contiguous messages with no intermediate buffer (seed 003). A request whose `layout` is set
+// describes its data as `elems` elements of a committed layout (datatype/), and:
+// - its eager packets are packed straight from that layout into the ring cells (Device::try_send_fill),
+//   and a receive's packets are unpacked straight out of the cells into its own layout;
+// - a rendezvous target reads the origin's segment list from the origin's memory (its address travels in
+//   the request-to-send), walks both layouts together and pulls each common chunk straight from the
+//   origin's memory into its own with one process_vm_readv per batch of chunks, both iovec lists built
+//   from the chunks;
+// - a message to self copies common chunks from one layout to the other.
+// A layout here is only segments, an extent and a count: nothing in this file knows datatypes.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "datatype/chunks.h"
+#include "datatype/layout.h"
+#include "pami/context.h"
+
+namespace pamir {
+
+namespace {
+
+// Caps one chunk of a rendezvous read, so the target's counter moves as the data arrives.
+constexpr uint64_t kMaxChunk = uint64_t(64) << 20;
+
+// A cursor over a request's data: its layout, or its contiguous buffer as the one segment `one`.
+dt::Cursor cursor_of(const Request *r, dt::Segment &one) {
+  if (r->layout)
+    return dt::Cursor(r->layout->segs.data(), r->layout->segs.size(), r->layout->extent(), r->elems);
+  one = {0, r->bytes};
+  return dt::Cursor(&one, 1, int64_t(r->bytes), 1);
+}
+
+struct Packer {
+  const void *base;
+  dt::Cursor *cursor;
+};
+
+void pack_into_packet(void *arg, void *dst, size_t len) {
+  auto *k = static_cast<Packer *>(arg);
+  dt::pack(k->base, *k->cursor, dst, len);
+}
+
+}  // namespace
+
+void Context::rdv_describe(const Request *r, RdvSource &src) {
+  src.segs = uint64_t(uintptr_t(r->layout->segs.data()));
+  src.nsegs = r->layout->segs.size();
+  src.extent = r->layout->extent();
+  src.count = r->elems;
+}
+
+// push() for a request with a layout: the same packets, their payload packed by the device's fill call.
+bool Context::push_typed(Peer &p, Request *r) {
+  dev::Device *d = p.dev;
+  dt::Segment unused;
+  dt::Cursor c = cursor_of(r, unused);
+  c.seek(r->offset);
+  Packer packer{r->buf, &c};
+  const dev::Device::Fill fill{pack_into_packet, &packer};
+  if (!r->started) {
+    bool sent;
+    size_t n;
+    if (r->rdv == kRdvResend) {
+      RdvDataHeader h{r->rdv_cookie, r->bytes};
+      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
+      sent = d->try_send_fill(r->peer_task, kDispatchRdvData, &h, sizeof h, n, fill);
+    } else {
+      MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
+      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
+      sent = d->try_send_fill(r->peer_task, kDispatchMsg, &h, sizeof h, n, fill);
+    }
+    if (!sent) return false;
+    ++stats().dt_packed_packets;
+    r->started = true;
+    r->offset = n;
+  }
+  const size_t chunk = d->max_payload(0);
+  while (r->offset < r->bytes) {
+    const size_t n = std::min<uint64_t>(r->bytes - r->offset, chunk);
+    if (!d->try_send_fill(r->peer_task, kDispatchFrag, nullptr, 0, n, fill)) return false;
+    ++stats().dt_packed_packets;
+    r->offset += n;
+  }
+  return true;
+}
+
+// on_msg() for a send to self with a layout: a matching receive gets the common chunks of the two
+// layouts copied across; an unexpected message is packed into its staging buffer, as its packets would
+// have been.
+void Context::on_msg_self_typed(const MsgHeader &h, Request *s) {
+  const uint16_t ctx = bits_ctx(h.bits);
+  const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
+  dt::Segment one_s{0, 0}, one_r{0, 0};
+  dt::Cursor sc = cursor_of(s, one_s);
+  if (Request *r = matcher_.take_posted(ctx, src, tag)) {
+    set_recv_status(r, src, tag, h.total);
+    dt::Cursor rc = cursor_of(r, one_r);
+    dt::ChunkWalker w(sc, rc);
+    dt::Chunk ch;
+    const char *from = static_cast<const char *>(s->buf);
+    char *to = static_cast<char *>(r->buf);
+    while (w.next(UINT64_MAX, ch)) std::memcpy(to + ch.dst, from + ch.src, ch.length);
+    if (h.sync_cookie) send_ack(self_, h.sync_cookie);
+    finish_recv(r);
+    return;
+  }
+  ++stats().unexpected;
+  Unexpected *u = unexpected_alloc(h.total);
+  u->ctx = ctx;
+  u->src = src;
+  u->tag = tag;
+  u->src_task = self_;
+  u->sync_cookie = h.sync_cookie;
+  u->received = dt::pack(s->buf, sc, u->data, h.total);
+  matcher_.add_unexpected(u);
+}
+
+// fill() for a receive with a layout: the packets of one message arrive in order, so the cursor of the
+// previous packet usually continues where this one starts; anything else seeks anew.
+void Context::fill_typed(Request *r, uint64_t offset, const void *data, size_t len) {
+  FillCursor &f = fill_cursor_;
+  if (f.req != r || f.buf != r->buf || f.layout != r->layout || f.elems != r->elems ||
+      f.cursor.position() != offset) {
+    dt::Segment unused;  // r has a layout: cursor_of does not use it
+    f = FillCursor{r, r->buf, r->layout, r->elems, cursor_of(r, unused)};
+    f.cursor.seek(offset);
+  }
+  dt::unpack(r->buf, f.cursor, data, len);
+  ++stats().dt_unpacked_packets;
+}
+
+// The target's read when either side is not contiguous. Returns 0 with r->rdv_counter at zero, or the
+// -errno of the first failed read with the counter at what is still missing.
+ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src) {
+  dev::Device *d = peers_[src_task].dev;
+  dt::Segment one_s{0, 0}, one_r{0, 0};
+  dt::Cursor sc(&one_s, 1, 0, 1);
+  if (src.segs) {
+    // The origin's segment list, from its memory: metadata, read once per message into scratch that is
+    // kept, so only the first message of a given size of list allocates.
+    if (origin_segs_.size() < src.nsegs) origin_segs_.resize(src.nsegs);
+    const uint64_t meta = src.nsegs * sizeof(dt::Segment);
+    struct iovec local = {origin_segs_.data(), meta};
+    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(src.segs)), meta};
+    const ssize_t got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1);
+    if (got != ssize_t(meta)) return got < 0 ? got : -EIO;
+    sc = dt::Cursor(origin_segs_.data(), src.nsegs, src.extent, src.count);
+  } else {
+    one_s = {0, r->status.sent_bytes};
+    sc = dt::Cursor(&one_s, 1, int64_t(one_s.length), 1);
+  }
+  dt::Cursor rc = cursor_of(r, one_r);
+  dt::ChunkWalker w(sc, rc);
+  char *const base = static_cast<char *>(r->buf);
+  dt::Chunk ch;
+  for (;;) {
+    unsigned n = 0;
+    uint64_t batch = 0;
+    while (n < kChunkBatch && w.next(kMaxChunk, ch)) {
+      chunk_local_[n] = {base + ch.dst, ch.length};
+      chunk_remote_[n] = {reinterpret_cast<void *>(uintptr_t(src.addr + uint64_t(ch.src))), ch.length};
+      batch += ch.length;
+      ++n;
+    }
+    if (n == 0) break;
+    const ssize_t got =
+        fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, chunk_local_, n, chunk_remote_, n);
+    ++stats().dt_chunk_reads;
+    stats().dt_chunks += n;
+    if (got != ssize_t(batch)) return got < 0 ? got : -EIO;
+    r->rdv_counter -= batch;
+  }
+  return r->rdv_counter == 0 ? 0 : -EIO;
+}
+
+}  // namespace pamir
