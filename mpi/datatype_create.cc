@@ -21,28 +21,31 @@ constexpr uint64_t kMaxSegments = uint64_t(1) << 27;
 
 struct Contents {
   int combiner;
+  bool large;  // made by a `_c` constructor (MPI_Aint and MPI_Count may be one C type: not told by type)
   std::vector<int> ints;
   std::vector<MPI_Aint> aints;
   std::vector<MPI_Count> counts;
   std::vector<Datatype *> parts;
 
   // A count or an element displacement: an integer, or a large count for the `_c` forms.
-  template <typename C>
-  void count(C v) {
-    if constexpr (std::is_same_v<C, MPI_Count>)
+  void count(MPI_Count v) {
+    if (large)
       counts.push_back(v);
     else
       ints.push_back(int(v));
   }
   // A byte displacement or stride: an address, or a large count for the `_c` forms.
-  template <typename A>
-  void addr(A v) {
-    if constexpr (std::is_same_v<A, MPI_Count>)
+  void addr(MPI_Count v) {
+    if (large)
       counts.push_back(v);
     else
       aints.push_back(MPI_Aint(v));
   }
 };
+
+// Whether a constructor's count type is the large one.
+template <typename C>
+constexpr bool large_v = std::is_same_v<C, MPI_Count> && !std::is_same_v<C, int>;
 
 int make(const char *fn_, dt::Layout &&l, Contents &&c, MPI_Datatype *newtype) {
   Datatype *t = pool<Datatype>().make();
@@ -87,7 +90,7 @@ int contiguous(const char *fn_, C count, MPI_Datatype oldtype, MPI_Datatype *new
   PAMIR_CHECK(nullptr, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
   PAMIR_NEWTYPE_CHECKS(newtype);
   PAMIR_SEGMENTS(pieces_of(1, uint64_t(count), old));
-  Contents c{MPI_COMBINER_CONTIGUOUS, {}, {}, {}, {old}};
+  Contents c{MPI_COMBINER_CONTIGUOUS, large_v<C>, {}, {}, {}, {old}};
   c.count(count);
   return make(fn_, dt::contiguous(uint64_t(count), old->layout), std::move(c), newtype);
 }
@@ -101,7 +104,7 @@ int vector(const char *fn_, C count, C blocklength, S stride, MPI_Datatype oldty
   PAMIR_CHECK(nullptr, blocklength >= 0, MPI_ERR_ARG, "negative blocklength %lld", (long long)blocklength);
   PAMIR_NEWTYPE_CHECKS(newtype);
   PAMIR_SEGMENTS(pieces_of(uint64_t(count), uint64_t(blocklength), old));
-  Contents c{bytes ? MPI_COMBINER_HVECTOR : MPI_COMBINER_VECTOR, {}, {}, {}, {old}};
+  Contents c{bytes ? MPI_COMBINER_HVECTOR : MPI_COMBINER_VECTOR, large_v<C>, {}, {}, {}, {old}};
   c.count(count);
   c.count(blocklength);
   if (bytes)
@@ -135,7 +138,7 @@ int indexed(const char *fn_, C count, const C *blocklengths, bool one_length, co
     pieces = std::min<uint64_t>(pieces + pieces_of(1, bl[i], old), UINT64_MAX / 2);
   }
   PAMIR_SEGMENTS(pieces);
-  Contents c{combiner, {}, {}, {}, {old}};
+  Contents c{combiner, large_v<C>, {}, {}, {}, {old}};
   c.count(count);
   if (one_length)
     c.count(blocklengths[0]);
@@ -161,7 +164,7 @@ int structure(const char *fn_, C count, const C *blocklengths, const A *displs, 
   std::vector<uint64_t> bl(n);
   std::vector<int64_t> d(n);
   std::vector<const dt::Layout *> parts(n);
-  Contents c{MPI_COMBINER_STRUCT, {}, {}, {}, {}};
+  Contents c{MPI_COMBINER_STRUCT, large_v<C>, {}, {}, {}, {}};
   uint64_t pieces = 0;
   for (size_t i = 0; i < n; ++i) {
     Datatype *t = PAMIR_ANY_TYPE(nullptr, types[i]);
@@ -181,10 +184,10 @@ int structure(const char *fn_, C count, const C *blocklengths, const A *displs, 
 }
 
 template <typename A>
-int resized(const char *fn_, MPI_Datatype oldtype, A lb, A extent, MPI_Datatype *newtype) {
+int resized(const char *fn_, MPI_Datatype oldtype, A lb, A extent, MPI_Datatype *newtype, bool large) {
   Datatype *old = PAMIR_ANY_TYPE(nullptr, oldtype);
   PAMIR_NEWTYPE_CHECKS(newtype);
-  Contents c{MPI_COMBINER_RESIZED, {}, {}, {}, {old}};
+  Contents c{MPI_COMBINER_RESIZED, large, {}, {}, {}, {old}};
   c.addr(lb);
   c.addr(extent);
   return make(fn_, dt::resized(old->layout, int64_t(lb), int64_t(extent)), std::move(c), newtype);
@@ -250,7 +253,7 @@ int subarray(const char *fn_, int ndims, const C *sizes, const C *subsizes, cons
       pieces = std::min<uint64_t>(pieces * uint64_t(subsizes[i]) + 1, UINT64_MAX / 4);
   }
   PAMIR_SEGMENTS(pieces_of(pieces, 1, old));
-  Contents c{MPI_COMBINER_SUBARRAY, {}, {}, {}, {old}};
+  Contents c{MPI_COMBINER_SUBARRAY, large_v<C>, {}, {}, {}, {old}};
   c.ints.push_back(ndims);
   for (int i = 0; i < ndims; ++i) c.count(sizes[i]);
   for (int i = 0; i < ndims; ++i) c.count(subsizes[i]);
@@ -326,15 +329,13 @@ int darray(const char *fn_, int size, int rank, int ndims, const C *gsizes, cons
     ranges[k] = std::move(r);
   }
   PAMIR_SEGMENTS(pieces_of(pieces, 1, old));
-  Contents c{MPI_COMBINER_DARRAY, {}, {}, {}, {old}};
+  Contents c{MPI_COMBINER_DARRAY, large_v<C>, {}, {}, {}, {old}};
   c.ints = {size, rank, ndims};
-  const bool large = std::is_same_v<C, MPI_Count>;
   for (int i = 0; i < ndims; ++i) c.count(gsizes[i]);
   for (int i = 0; i < ndims; ++i) c.ints.push_back(distribs[i]);
   for (int i = 0; i < ndims; ++i) c.ints.push_back(dargs[i]);
   for (int i = 0; i < ndims; ++i) c.ints.push_back(psizes[i]);
   c.ints.push_back(order);
-  (void)large;
   return make(fn_, nested(sz, ranges, old), std::move(c), newtype);
 }
 
@@ -464,12 +465,12 @@ PAMIR_ALIAS(Type_create_struct_c);
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
   PAMIR_ENTER("MPI_Type_create_resized");
-  return resized(fn_, oldtype, lb, extent, newtype);
+  return resized(fn_, oldtype, lb, extent, newtype, false);
 }
 PAMIR_ALIAS(Type_create_resized);
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) {
   PAMIR_ENTER("MPI_Type_create_resized_c");
-  return resized(fn_, oldtype, lb, extent, newtype);
+  return resized(fn_, oldtype, lb, extent, newtype, true);
 }
 PAMIR_ALIAS(Type_create_resized_c);
 
@@ -522,7 +523,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   PAMIR_ENTER("MPI_Type_dup");
   Datatype *old = PAMIR_ANY_TYPE(nullptr, oldtype);
   PAMIR_NEWTYPE_CHECKS(newtype);
-  Contents c{MPI_COMBINER_DUP, {}, {}, {}, {old}};
+  Contents c{MPI_COMBINER_DUP, false, {}, {}, {}, {old}};
   pamir::dt::Layout l = old->layout;
   if (int rc = make(fn_, std::move(l), std::move(c), newtype)) return rc;
   Datatype *t = lookup<Datatype>(*newtype);

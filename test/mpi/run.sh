@@ -273,6 +273,38 @@ if has finalize_wait && [ "$quick" != 1 ]; then
 fi
 # --- end rendezvous ---
 
+# --- derived datatypes (seed 003) ---
+# dt_types: constructors and random type trees against the naive model of typemap.h, contents, external32,
+# errors. dt_transfer: different layouts on the two sides at every protocol, with CMA refused (the data is
+# then packed into and unpacked out of packets) and with a table that sends everything above 200 bytes by
+# rendezvous. dt_zero_copy: no allocation of 64 KiB or more during an 8 MiB transfer, and by the counters
+# the data moved as chunk reads, never through packets.
+if has dt_types; then
+  ok_case dt_types.np1 0 1 -- dt_types
+  [ "$quick" != 1 ] && ok_case dt_types.np2.seed7 0 2 -- dt_types 7
+fi
+if has dt_transfer; then
+  ok_case dt_transfer.np2 0 2 -- dt_transfer
+  ok_case dt_transfer.refuse_cma 0 2 TEST_REFUSE_CMA=1 -- dt_transfer 11
+  if [ "$quick" != 1 ]; then
+    ok_case dt_transfer.np3 0 3 -- dt_transfer 5
+    ok_case dt_transfer.rdv_from_200 0 2 PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma -- dt_transfer 9
+    ok_case dt_transfer.eager_only 0 2 PAMIR_SEND_PROTOCOLS=eager -- dt_transfer 13
+  fi
+fi
+if has dt_zero_copy; then
+  if run dt_zero_copy 0 2 PAMIR_STATS=1 -- dt_zero_copy; then
+    e="$work/dt_zero_copy.err"
+    if grep -Eq "rank 1 dt.chunk_reads [1-9]" "$e" && grep -Eq "rank 0 dt.chunk_reads [1-9]" "$e" &&
+      [ "$(grep -Ec "rank [01] dt\.(packed|unpacked)_packets 0$" "$e")" = 4 ]; then
+      pass "dt_zero_copy ($(tail -1 "$work/dt_zero_copy.out"))"
+    else
+      fail dt_zero_copy "counters: $(grep -E 'dt\.' "$e" | tr '\n' '|')"
+    fi
+  fi
+fi
+# --- end derived datatypes ---
+
 # --- send table (seed 000) ---
 # PAMIR_STATS around the bounds: the eager counts and bytes are exact (with an immediate first range the
 # library's own collectives send only small immediates). The packet limit comes from pamir_info, so the test

@@ -1,0 +1,106 @@
+/* A large non-contiguous message moves with no pack buffer on either side (seed 003): this program
+ * counts every heap allocation of the process (it interposes malloc and its relatives over glibc's), and
+ * checks that a rendezvous of 8 MiB from a vector into an indexed type (and back) allocates nothing of
+ * even 64 KiB on either rank once the first transfer has warmed the library's scratch. run.sh also
+ * checks PAMIR_STATS: the data went by chunk reads, no packet was packed or unpacked. */
+#include <stdint.h>
+
+#include "check.h"
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static volatile int counting;
+static volatile long big_allocations;
+static const size_t kBig = 64 * 1024;
+
+static void note(size_t n) {
+  if (counting && n >= kBig) ++big_allocations;
+}
+void *malloc(size_t n) {
+  note(n);
+  return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b) {
+  note(a * b);
+  return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n) {
+  note(n);
+  return __libc_realloc(p, n);
+}
+void free(void *p) {
+  __libc_free(p);
+}
+void *aligned_alloc(size_t al, size_t n) {
+  note(n);
+  return __libc_memalign(al, n);
+}
+void *memalign(size_t al, size_t n) {
+  note(n);
+  return __libc_memalign(al, n);
+}
+int posix_memalign(void **out, size_t al, size_t n) {
+  note(n);
+  *out = __libc_memalign(al, n);
+  return *out ? 0 : 12;
+}
+
+enum { kBlocks = 2048, kBlock = 512 }; /* 2048 blocks of 512 doubles: 8 MiB of data */
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* Sender: a vector with a gap after every block; receiver: blocks of 256 doubles 8 doubles apart. */
+  MPI_Datatype vec, idx;
+  MPI_Type_vector(kBlocks, kBlock, kBlock + 3, MPI_DOUBLE, &vec);
+  MPI_Type_commit(&vec);
+  enum { kRecvBlocks = kBlocks * 2, kRecvBlock = kBlock / 2 };
+  int *bl = malloc(sizeof(int) * kRecvBlocks), *d = malloc(sizeof(int) * kRecvBlocks);
+  for (int i = 0; i < kRecvBlocks; ++i) {
+    bl[i] = kRecvBlock;
+    d[i] = i * (kRecvBlock + 8);
+  }
+  MPI_Type_indexed(kRecvBlocks, bl, d, MPI_DOUBLE, &idx);
+  MPI_Type_commit(&idx);
+  const size_t send_n = (size_t)kBlocks * (kBlock + 3), recv_n = (size_t)kRecvBlocks * (kRecvBlock + 8);
+  double *a = malloc(sizeof(double) * send_n), *b = malloc(sizeof(double) * recv_n);
+  for (int round = 0; round < 3 && size >= 2; ++round) {
+    for (size_t i = 0; i < send_n; ++i) a[i] = (double)(i * 3 + (size_t)round);
+    for (size_t i = 0; i < recv_n; ++i) b[i] = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    counting = round > 0; /* the first round warms the scratch that holds the peer's segment list */
+    const int from = round % 2, to = 1 - from;
+    if (rank == from) MPI_Send(a, 1, vec, to, round, MPI_COMM_WORLD);
+    if (rank == to) MPI_Recv(b, 1, idx, from, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    counting = 0;
+    if (rank == to) {
+      long bad = 0;
+      size_t k = 0; /* the k-th double of the message */
+      for (int blk = 0; blk < kRecvBlocks; ++blk)
+        for (int j = 0; j < kRecvBlock; ++j, ++k) {
+          const size_t src = (k / kBlock) * (kBlock + 3) + k % kBlock;
+          bad += b[(size_t)blk * (kRecvBlock + 8) + (size_t)j] != (double)(src * 3 + (size_t)round);
+        }
+      for (int blk = 0; blk < kRecvBlocks; ++blk)
+        for (int j = kRecvBlock; j < kRecvBlock + 8; ++j)
+          bad += b[(size_t)blk * (kRecvBlock + 8) + (size_t)j] != -1;
+      CHECK(bad == 0, "round %d: %ld doubles wrong or gaps written", round, bad);
+    }
+    if (round > 0)
+      CHECK(big_allocations == 0, "round %d: rank %d made %ld allocations of 64 KiB or more", round, rank,
+            (long)big_allocations);
+  }
+  MPI_Type_free(&vec);
+  MPI_Type_free(&idx);
+  free(a);
+  free(b);
+  free(bl);
+  free(d);
+  return finish("dt_zero_copy");
+}
