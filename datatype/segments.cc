@@ -91,16 +91,21 @@ uint64_t walk(Cursor &c, uint64_t n, Move move) noexcept {
 }
 }  // namespace
 
+// The base may be MPI_BOTTOM, a null pointer with absolute offsets: addresses are computed as integers.
 uint64_t pack(const void *base, Cursor &c, void *out, uint64_t max) noexcept {
-  const char *b = static_cast<const char *>(base);
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   char *o = static_cast<char *>(out);
-  return walk(c, max, [&](int64_t off, uint64_t at, uint64_t len) { std::memcpy(o + at, b + off, len); });
+  return walk(c, max, [&](int64_t off, uint64_t at, uint64_t len) {
+    std::memcpy(o + at, reinterpret_cast<const void *>(b + uintptr_t(off)), len);
+  });
 }
 
 uint64_t unpack(void *base, Cursor &c, const void *in, uint64_t n) noexcept {
-  char *b = static_cast<char *>(base);
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   const char *i = static_cast<const char *>(in);
-  return walk(c, n, [&](int64_t off, uint64_t at, uint64_t len) { std::memcpy(b + off, i + at, len); });
+  return walk(c, n, [&](int64_t off, uint64_t at, uint64_t len) {
+    std::memcpy(reinterpret_cast<void *>(b + uintptr_t(off)), i + at, len);
+  });
 }
 
 }  // namespace pamir::dt

@@ -5,6 +5,8 @@
 #include "collectives/coll.h"
 
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "mpi/check.h"
 #include "mpi/op.h"
@@ -60,6 +62,99 @@ inline bool overlap(const void *a, uint64_t na, const void *b, uint64_t nb) {
                 (long long)(count));                                                                   \
   } while (0)
 
+// The algorithms move contiguous bytes. A buffer whose datatype is not contiguous is staged: packed into a
+// contiguous buffer before the algorithm runs where it is an input, unpacked after where it is an
+// output, so its gaps are never written. (The collectives issue moves such data without the copy.)
+class Stage {
+ public:
+  // `blocks` runs of `count` elements of t from buf (block i starts at element i * count).
+  Stage(const void *buf, const Datatype *t, uint64_t count, uint64_t blocks)
+      : d_(data_of(t, buf, count * blocks)), block_bytes_(uint64_t(t->size) * count) {}
+  // False when the staging buffer cannot be allocated.
+  bool ready() {
+    if (d_.layout && tmp_.size() != d_.bytes) {
+      try {
+        tmp_.resize(d_.bytes);
+      } catch (const std::bad_alloc &) {
+        return false;
+      }
+    }
+    return true;
+  }
+  void *ptr() { return d_.layout ? static_cast<void *>(tmp_.data()) : d_.base; }
+  uint64_t block_bytes() const { return block_bytes_; }
+  void in() {
+    if (d_.layout) pack_data(d_, tmp_.data());
+  }
+  void out() {
+    if (d_.layout) unpack_data(d_, tmp_.data());
+  }
+
+ private:
+  Data d_;
+  uint64_t block_bytes_;
+  std::vector<char> tmp_;
+};
+
+#define PAMIR_STAGE(c, s)                                               \
+  PAMIR_CHECK(c, (s).ready(), MPI_ERR_NO_MEM,                           \
+              "cannot allocate the staging buffer of a non-contiguous " \
+              "datatype")
+
+// Reductions see `count` elements `extent` bytes apart and copy extent * count bytes: a non-contiguous
+// type whose elements keep their data inside their own extent is reduced in a scratch copy of the
+// receive buffer, and only its data is copied back, so the gaps are never written. Other layouts
+// (data outside an element's extent) are refused.
+class ReduceStage {
+ public:
+  ReduceStage(void *recvbuf, const Datatype *t, uint64_t count)
+      : recvbuf_(recvbuf), d_(data_of(t, recvbuf, count)), span_(uint64_t(t->extent) * count) {}
+  static bool supported(const Datatype *t) {
+    return t->contiguous || (t->true_lb >= 0 && t->true_lb + t->true_extent <= t->extent);
+  }
+  bool ready() {
+    if (!d_.layout) return true;
+    try {
+      tmp_.resize(span_);
+    } catch (const std::bad_alloc &) {
+      return false;
+    }
+    return true;
+  }
+  bool staged() const { return d_.layout != nullptr; }
+  void *ptr() { return d_.layout ? static_cast<void *>(tmp_.data()) : recvbuf_; }
+  void in() {
+    if (d_.layout) std::memcpy(tmp_.data(), recvbuf_, span_);
+  }
+  // Moves the data (not the gaps) from the scratch copy into the receive buffer.
+  void out() {
+    if (!d_.layout) return;
+    dt::Cursor cur(d_.layout->segs.data(), d_.layout->segs.size(), d_.layout->extent(), d_.elems);
+    int64_t off = 0;
+    uint64_t len = 0;
+    while (cur.next(UINT64_MAX, off, len))
+      std::memcpy(static_cast<char *>(recvbuf_) + off, tmp_.data() + off, len);
+  }
+
+ private:
+  void *recvbuf_;
+  Data d_;
+  uint64_t span_;
+  std::vector<char> tmp_;
+};
+
+#define PAMIR_REDUCE_LAYOUT(c, t)                                                                         \
+  PAMIR_CHECK(c, ReduceStage::supported(t), MPI_ERR_UNSUPPORTED_OPERATION,                                \
+              "reductions on %s, whose data reaches outside its extent (true lb %lld, true extent %lld, " \
+              "extent %lld), are not implemented",                                                        \
+              type_name(t), (long long)(t)->true_lb, (long long)(t)->true_extent, (long long)(t)->extent)
+
+// What a reduction's operation is applied to: a predefined operation sees the basic elements of a
+// contiguous derived type, a user function the user's elements.
+inline size_t elements(const Op *o, const Datatype *t, int64_t count) {
+  return size_t(count) * (o->is_builtin ? t->elem_count : 1);
+}
+
 #define PAMIR_OP(c, h)                                                    \
   ({                                                                      \
     ::pamir::mpi::Op *o_ = ::pamir::mpi::lookup<::pamir::mpi::Op>(h);     \
@@ -93,7 +188,13 @@ int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, i
   PAMIR_ROOT(c, root);
   PAMIR_CHECK_PART(c, buffer, count, t, 1, "broadcast");
   PAMIR_CHECK(c, buffer != MPI_IN_PLACE, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a broadcast");
-  PAMIR_RUN(c, coll::bcast(team_of(c), buffer, span_bytes(t, uint64_t(count)), root));
+  Stage s(buffer, t, uint64_t(count), 1);
+  PAMIR_STAGE(c, s);
+  if (c->rank == root) s.in();
+  const int e = coll::bcast(team_of(c), s.ptr(), s.block_bytes(), root);
+  if (e) return coll_failed(c, fn_, e);
+  if (c->rank != root) s.out();
+  return MPI_SUCCESS;
 }
 
 int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
@@ -119,7 +220,17 @@ int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, M
               "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
   coll::Reduction r;
   if (int rc = make_reduction(c, o, t, r, fn_)) return rc;
-  PAMIR_RUN(c, coll::reduce(team_of(c), sendbuf, recvbuf, size_t(count), r, root, in_place));
+  PAMIR_REDUCE_LAYOUT(c, t);
+  ReduceStage s(is_root ? recvbuf : nullptr, t, uint64_t(count));
+  if (is_root) {
+    PAMIR_STAGE(c, s);
+    if (in_place) s.in();
+  }
+  const int e = coll::reduce(team_of(c), sendbuf, is_root ? s.ptr() : recvbuf, elements(o, t, count), r, root,
+                             in_place);
+  if (e) return coll_failed(c, fn_, e);
+  if (is_root) s.out();
+  return MPI_SUCCESS;
 }
 
 int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
@@ -139,7 +250,14 @@ int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count
               "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
   coll::Reduction r;
   if (int rc = make_reduction(c, o, t, r, fn_)) return rc;
-  PAMIR_RUN(c, coll::allreduce(team_of(c), sendbuf, recvbuf, size_t(count), r, in_place));
+  PAMIR_REDUCE_LAYOUT(c, t);
+  ReduceStage s(recvbuf, t, uint64_t(count));
+  PAMIR_STAGE(c, s);
+  if (in_place) s.in();
+  const int e = coll::allreduce(team_of(c), sendbuf, s.ptr(), elements(o, t, count), r, in_place);
+  if (e) return coll_failed(c, fn_, e);
+  s.out();
+  return MPI_SUCCESS;
 }
 
 // The root's own part of a rooted gather/scatter (or any rank's of allgather/alltoall) must be as long
@@ -148,6 +266,11 @@ int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count
   PAMIR_CHECK(c, (sbytes) == (rbytes), MPI_ERR_TRUNCATE,                                      \
               "the send part (%llu bytes) and the receive part per rank (%llu bytes) differ", \
               (unsigned long long)(sbytes), (unsigned long long)(rbytes))
+
+// Data bytes of `count` elements of t (what travels; the extent only places it).
+inline uint64_t data_bytes(const Datatype *t, int64_t count) {
+  return uint64_t(t->size) * uint64_t(count);
+}
 
 int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
            int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
@@ -158,25 +281,38 @@ int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype
   const bool in_place = sendbuf == MPI_IN_PLACE;
   PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
               root);
+  Datatype *st = nullptr, *rt = nullptr;
   uint64_t sbytes = 0, rbytes = 0;
   if (!in_place) {
-    Datatype *st = PAMIR_TYPE(c, sendtype);
+    st = PAMIR_TYPE(c, sendtype);
     PAMIR_CHECK_PART(c, sendbuf, sendcount, st, 1, "send");
-    sbytes = span_bytes(st, uint64_t(sendcount));
+    sbytes = data_bytes(st, sendcount);
   }
   if (is_root) {
-    Datatype *rt = PAMIR_TYPE(c, recvtype);
+    rt = PAMIR_TYPE(c, recvtype);
     PAMIR_CHECK_PART(c, recvbuf, recvcount, rt, uint64_t(c->size), "receive");
     PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
                 "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
-    rbytes = span_bytes(rt, uint64_t(recvcount));
+    rbytes = data_bytes(rt, recvcount);
     if (!in_place) {
       PAMIR_SAME_BYTES(c, sbytes, rbytes);
-      PAMIR_CHECK(c, !overlap(sendbuf, sbytes, recvbuf, rbytes * uint64_t(c->size)), MPI_ERR_BUFFER,
-                  "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
+      PAMIR_CHECK(c,
+                  !overlap(sendbuf, span_bytes(st, uint64_t(sendcount)), recvbuf,
+                           span_bytes(rt, uint64_t(recvcount)) * uint64_t(c->size)),
+                  MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
     }
   }
-  PAMIR_RUN(c, coll::gather(team_of(c), sendbuf, recvbuf, is_root ? rbytes : sbytes, root, in_place));
+  Stage send(in_place ? nullptr : sendbuf, in_place ? rt : st, in_place ? 0 : uint64_t(sendcount), 1);
+  Stage recv(recvbuf, is_root ? rt : st, is_root ? uint64_t(recvcount) : 0, uint64_t(c->size));
+  PAMIR_STAGE(c, send);
+  PAMIR_STAGE(c, recv);
+  send.in();
+  if (in_place) recv.in();
+  const int e = coll::gather(team_of(c), in_place ? MPI_IN_PLACE : send.ptr(), recv.ptr(),
+                             is_root ? rbytes : sbytes, root, in_place);
+  if (e) return coll_failed(c, fn_, e);
+  if (is_root) recv.out();
+  return MPI_SUCCESS;
 }
 
 int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -188,69 +324,83 @@ int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
   const bool in_place = recvbuf == MPI_IN_PLACE;
   PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
               root);
+  Datatype *st = nullptr, *rt = nullptr;
   uint64_t sbytes = 0, rbytes = 0;
   if (!in_place) {
-    Datatype *rt = PAMIR_TYPE(c, recvtype);
+    rt = PAMIR_TYPE(c, recvtype);
     PAMIR_CHECK_PART(c, recvbuf, recvcount, rt, 1, "receive");
-    rbytes = span_bytes(rt, uint64_t(recvcount));
+    rbytes = data_bytes(rt, recvcount);
   }
   if (is_root) {
-    Datatype *st = PAMIR_TYPE(c, sendtype);
+    st = PAMIR_TYPE(c, sendtype);
     PAMIR_CHECK_PART(c, sendbuf, sendcount, st, uint64_t(c->size), "send");
     PAMIR_CHECK(c, sendbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
                 "MPI_IN_PLACE is not a send buffer (pass it as recvbuf)");
-    sbytes = span_bytes(st, uint64_t(sendcount));
+    sbytes = data_bytes(st, sendcount);
     if (!in_place) {
       PAMIR_SAME_BYTES(c, sbytes, rbytes);
-      PAMIR_CHECK(c, !overlap(sendbuf, sbytes * uint64_t(c->size), recvbuf, rbytes), MPI_ERR_BUFFER,
-                  "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
+      PAMIR_CHECK(c,
+                  !overlap(sendbuf, span_bytes(st, uint64_t(sendcount)) * uint64_t(c->size), recvbuf,
+                           span_bytes(rt, uint64_t(recvcount))),
+                  MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
     }
   }
-  PAMIR_RUN(c, coll::scatter(team_of(c), sendbuf, recvbuf, is_root ? sbytes : rbytes, root, in_place));
+  Stage send(sendbuf, is_root ? st : rt, is_root ? uint64_t(sendcount) : 0, uint64_t(c->size));
+  Stage recv(in_place ? nullptr : recvbuf, in_place ? st : rt, in_place ? 0 : uint64_t(recvcount), 1);
+  PAMIR_STAGE(c, send);
+  PAMIR_STAGE(c, recv);
+  if (is_root) send.in();
+  const int e = coll::scatter(team_of(c), send.ptr(), in_place ? MPI_IN_PLACE : recv.ptr(),
+                              is_root ? sbytes : rbytes, root, in_place);
+  if (e) return coll_failed(c, fn_, e);
+  if (!in_place) recv.out();
+  return MPI_SUCCESS;
 }
 
-// Allgather (send_blocks = 1) and alltoall (send_blocks = p): the same checks.
-int all_to_all_checks(Comm *c, const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, uint64_t send_blocks,
-                      uint64_t &bytes) {
+// Allgather (send_blocks = 1) and alltoall (send_blocks = p): the same checks, and the same staging.
+int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool alltoall) {
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_INTRA(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  const uint64_t p = uint64_t(c->size);
+  const uint64_t p = uint64_t(c->size), send_blocks = alltoall ? p : 1;
   Datatype *rt = PAMIR_TYPE(c, recvtype);
   PAMIR_CHECK_PART(c, recvbuf, recvcount, rt, p, "receive");
   PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
               "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
-  bytes = span_bytes(rt, uint64_t(recvcount));
+  const uint64_t bytes = data_bytes(rt, recvcount);
+  Datatype *st = rt;
   if (!in_place) {
-    Datatype *st = PAMIR_TYPE(c, sendtype);
+    st = PAMIR_TYPE(c, sendtype);
     PAMIR_CHECK_PART(c, sendbuf, sendcount, st, send_blocks, "send");
-    const uint64_t sbytes = span_bytes(st, uint64_t(sendcount));
-    PAMIR_SAME_BYTES(c, sbytes, bytes);
-    PAMIR_CHECK(c, !overlap(sendbuf, sbytes * send_blocks, recvbuf, bytes * p), MPI_ERR_BUFFER,
-                "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
+    PAMIR_SAME_BYTES(c, data_bytes(st, sendcount), bytes);
+    PAMIR_CHECK(c,
+                !overlap(sendbuf, span_bytes(st, uint64_t(sendcount)) * send_blocks, recvbuf,
+                         span_bytes(rt, uint64_t(recvcount)) * p),
+                MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
   }
+  Stage send(in_place ? nullptr : sendbuf, st, in_place ? 0 : uint64_t(sendcount), send_blocks);
+  Stage recv(recvbuf, rt, uint64_t(recvcount), p);
+  PAMIR_STAGE(c, send);
+  PAMIR_STAGE(c, recv);
+  send.in();
+  if (in_place) recv.in();
+  const void *sptr = in_place ? MPI_IN_PLACE : send.ptr();
+  const int e = alltoall ? coll::alltoall(team_of(c), sptr, recv.ptr(), bytes, in_place)
+                         : coll::allgather(team_of(c), sptr, recv.ptr(), bytes, in_place);
+  if (e) return coll_failed(c, fn_, e);
+  recv.out();
   return MPI_SUCCESS;
 }
 
 int allgather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
               int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
-  uint64_t bytes = 0;
-  if (int rc =
-          all_to_all_checks(c, fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 1, bytes))
-    return rc;
-  PAMIR_RUN(c, coll::allgather(team_of(c), sendbuf, recvbuf, bytes, sendbuf == MPI_IN_PLACE));
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false);
 }
 
 int alltoall(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
              int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
-  uint64_t bytes = 0;
-  if (int rc = all_to_all_checks(c, fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                 uint64_t(c->size), bytes))
-    return rc;
-  PAMIR_RUN(c, coll::alltoall(team_of(c), sendbuf, recvbuf, bytes, sendbuf == MPI_IN_PLACE));
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true);
 }
 
 }  // namespace

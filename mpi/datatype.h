@@ -27,6 +27,7 @@ struct Datatype : Object {
   int64_t first = 0;       // offset of the first data byte (dense types)
   bool committed = true;
   coll::ElemType elem = coll::ElemType::none;  // what reductions see (none: not reducible)
+  uint64_t elem_count = 1;  // basic elements a predefined operation sees in one element (derived types)
   const char *predefined_name = nullptr;
   uintptr_t predefined_value = 0;  // the handle of a predefined type
   std::string name;                // MPI_Type_set_name
@@ -69,13 +70,17 @@ struct Data {
   const dt::Layout *layout;
   uint64_t elems;
 };
+// Offsets are added as integers: with MPI_BOTTOM (a null pointer) they are absolute addresses.
 inline Data data_of(const Datatype *t, const void *buf, uint64_t count) {
   const uint64_t bytes = uint64_t(t->size) * count;
-  char *b = static_cast<char *>(const_cast<void *>(buf));
-  if (__builtin_expect(t->dense, 1)) return {b + t->first, bytes, nullptr, 0};
-  if (count <= 1 && t->layout.segs.size() <= 1)
-    return {b + (t->layout.segs.empty() ? 0 : t->layout.segs[0].offset), bytes, nullptr, 0};
-  return {b, bytes, &t->layout, count};
+  const uintptr_t b = reinterpret_cast<uintptr_t>(buf);
+  if (__builtin_expect(t->dense, 1))
+    return {reinterpret_cast<void *>(b + uintptr_t(t->first)), bytes, nullptr, 0};
+  if (count <= 1 && t->layout.segs.size() <= 1) {
+    const int64_t first = t->layout.segs.empty() ? 0 : t->layout.segs[0].offset;
+    return {reinterpret_cast<void *>(b + uintptr_t(first)), bytes, nullptr, 0};
+  }
+  return {const_cast<void *>(buf), bytes, &t->layout, count};
 }
 
 // Copies the data d describes into `out` (d.bytes bytes), or back out of it.

@@ -61,7 +61,10 @@ int make(const char *fn_, dt::Layout &&l, Contents &&c, MPI_Datatype *newtype) {
     if (!p->predefined) ++p->refs;
   // A type of one basic kind reduces as that kind (MPI_Type_contiguous(4, MPI_DOUBLE) with MPI_SUM).
   if (t->layout.sig.size() == 1 && t->dense && t->first == 0 && t->size) {
-    if (Datatype *b = datatype_of(t->layout.sig[0].id); b && b->contiguous) t->elem = b->elem;
+    if (Datatype *b = datatype_of(t->layout.sig[0].id); b && b->contiguous) {
+      t->elem = b->elem;
+      t->elem_count = t->layout.sig[0].count;
+    }
   }
   (void)fn_;
   *newtype = handle_of<MPI_Datatype>(t);
@@ -529,6 +532,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   Datatype *t = lookup<Datatype>(*newtype);
   t->committed = old->committed;  // a duplicate of a committed type is committed
   t->elem = old->elem;
+  t->elem_count = old->elem_count;
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Type_dup);

@@ -77,7 +77,6 @@ void ops_init() {
   }
 }
 
-
 int bad_op(Comm *c, const char *fn, MPI_Op h) {
   if (h == MPI_OP_NULL) return raise(c, fn, MPI_ERR_OP, "MPI_OP_NULL is not an operation");
   if (is_freed<Op>(h)) return raise(c, fn, MPI_ERR_OP, "the operation was freed");
@@ -92,7 +91,8 @@ int make_reduction(Comm *c, Op *op, Datatype *type, coll::Reduction &out, const 
     coll::ReduceFn f = coll::reduce_fn(op->builtin, type->elem);
     if (__builtin_expect(!f, 0))
       return raise(c, fn, MPI_ERR_OP, "%s is not defined on %s", coll::op_name(op->builtin), type_name(type));
-    out = coll::builtin_reduction(f, size_t(type->extent));
+    // A contiguous derived type of one basic type (elem_count of them) reduces as that many basic elements.
+    out = coll::builtin_reduction(f, size_t(type->extent) / type->elem_count);
     return MPI_SUCCESS;
   }
   UserBinding *b = nullptr;
@@ -138,7 +138,7 @@ int reduce_local(const char *fn_, const void *inbuf, void *inoutbuf, int64_t cou
   const auto in = reinterpret_cast<uintptr_t>(inbuf), io = reinterpret_cast<uintptr_t>(inoutbuf);
   PAMIR_CHECK(nullptr, in + bytes <= io || io + bytes <= in, MPI_ERR_BUFFER,
               "inbuf and inoutbuf overlap (%llu bytes each)", (unsigned long long)bytes);
-  r.apply(inbuf, inoutbuf, size_t(count), r.arg);
+  r.apply(inbuf, inoutbuf, size_t(count) * (o->is_builtin ? t->elem_count : 1), r.arg);
   return MPI_SUCCESS;
 }
 

@@ -98,9 +98,11 @@ void Context::on_msg_self_typed(const MsgHeader &h, Request *s) {
     dt::Cursor rc = cursor_of(r, one_r);
     dt::ChunkWalker w(sc, rc);
     dt::Chunk ch;
-    const char *from = static_cast<const char *>(s->buf);
-    char *to = static_cast<char *>(r->buf);
-    while (w.next(UINT64_MAX, ch)) std::memcpy(to + ch.dst, from + ch.src, ch.length);
+    // Integer addresses: either base may be MPI_BOTTOM (null) with absolute offsets.
+    const uintptr_t from = uintptr_t(s->buf), to = uintptr_t(r->buf);
+    while (w.next(UINT64_MAX, ch))
+      std::memcpy(reinterpret_cast<void *>(to + uintptr_t(ch.dst)),
+                  reinterpret_cast<const void *>(from + uintptr_t(ch.src)), ch.length);
     if (h.sync_cookie) send_ack(self_, h.sync_cookie);
     finish_recv(r);
     return;
@@ -152,13 +154,13 @@ ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src)
   }
   dt::Cursor rc = cursor_of(r, one_r);
   dt::ChunkWalker w(sc, rc);
-  char *const base = static_cast<char *>(r->buf);
+  const uintptr_t base = uintptr_t(r->buf);  // may be MPI_BOTTOM: absolute offsets
   dt::Chunk ch;
   for (;;) {
     unsigned n = 0;
     uint64_t batch = 0;
     while (n < kChunkBatch && w.next(kMaxChunk, ch)) {
-      chunk_local_[n] = {base + ch.dst, ch.length};
+      chunk_local_[n] = {reinterpret_cast<void *>(base + uintptr_t(ch.dst)), ch.length};
       chunk_remote_[n] = {reinterpret_cast<void *>(uintptr_t(src.addr + uint64_t(ch.src))), ch.length};
       batch += ch.length;
       ++n;
