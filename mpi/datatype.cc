@@ -186,6 +186,10 @@ void datatype_derive_fields(Datatype *t) {
   t->dense = l.size == 0 || l.dense();
   t->first = l.segs.empty() ? 0 : l.segs[0].offset;
   t->contiguous = t->dense && t->first == 0;
+  t->any_signature = !l.sig.empty();
+  for (const dt::SigRun &r : l.sig)
+    if (r.id != uint32_t(uintptr_t(MPI_BYTE)) && r.id != uint32_t(uintptr_t(MPI_PACKED)))
+      t->any_signature = false;
 }
 
 void datatypes_init() {

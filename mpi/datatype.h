@@ -27,6 +27,7 @@ struct Datatype : Object {
   int64_t first = 0;       // offset of the first data byte (dense types)
   bool committed = true;
   coll::ElemType elem = coll::ElemType::none;  // what reductions see (none: not reducible)
+  bool any_signature = false;  // only MPI_BYTE / MPI_PACKED: matches any signature (PAMIR_CHECK_SIGNATURE)
   uint64_t elem_count = 1;  // basic elements a predefined operation sees in one element (derived types)
   const char *predefined_name = nullptr;
   uintptr_t predefined_value = 0;  // the handle of a predefined type

@@ -3,9 +3,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "datatype/signature.h"
 #include "mpi/check.h"
 #include "mpi/request.h"
 #include "mpi/status.h"
+#include "pami/config.h"
 #include "pami/context.h"
 #include "pamir_alias.h"
 
@@ -54,24 +56,47 @@ inline void set_data(pamir::Request *r, const Data &d, Datatype *t) {
   }
 }
 
-inline pamir::Request *new_send(Comm *c, const Data &d, Datatype *t, int dest, int tag, bool sync) {
+// PAMIR_CHECK_SIGNATURE: a send carries the hash of its signature, a receive keeps its layout to hash
+// the prefix a message covers (and holds its type for it).
+[[gnu::cold]] void set_signature(pamir::Request *r, Datatype *t, uint64_t count, bool send) {
+  if (t->any_signature) return;
+  if (send) {
+    dt::signature_hash(t->layout, count, r->bytes, r->sig);
+    if (!r->sig) r->sig = 1;  // 0 means unchecked
+    return;
+  }
+  r->sig_layout = &t->layout;
+  r->sig_elems = count;
+  if (!t->predefined && !r->mpi_type) {
+    ++t->refs;
+    r->mpi_type = t;
+  }
+}
+inline bool checking_signatures() {
+  return __builtin_expect(config::check_signature.flag, 0);
+}
+
+inline pamir::Request *new_send(Comm *c, const Data &d, Datatype *t, uint64_t count, int dest, int tag,
+                                bool sync) {
   pamir::Request *r = request_alloc(ReqKind::send);
   r->ctx = c->ctx;
   r->source = c->rank;
   r->tag = tag;
   r->peer_task = c->task_of(dest);
   set_data(r, d, t);
+  if (checking_signatures()) set_signature(r, t, count, true);
   r->sync = sync;
   r->mpi_comm = c;
   return r;
 }
 
-inline pamir::Request *new_recv(Comm *c, const Data &d, Datatype *t, int source, int tag) {
+inline pamir::Request *new_recv(Comm *c, const Data &d, Datatype *t, uint64_t count, int source, int tag) {
   pamir::Request *r = request_alloc(ReqKind::recv);
   r->ctx = c->ctx;
   r->source = source;
   r->tag = tag;
   set_data(r, d, t);
+  if (checking_signatures()) set_signature(r, t, count, false);
   r->mpi_comm = c;
   return r;
 }
@@ -95,10 +120,10 @@ int send_blocking(const char *fn_, const void *buf, int64_t count, MPI_Datatype 
   if (mode == Mode::buffered) return bsend_start(c, fn_, buf, t, uint64_t(count), dest, tag);
   const Data d = data_of(t, buf, uint64_t(count));
   Context &ctx = context();
-  if (mode != Mode::sync && !d.layout &&
+  if (mode != Mode::sync && !d.layout && !checking_signatures() &&
       ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), d.base, d.bytes))
     return MPI_SUCCESS;
-  pamir::Request *r = new_send(c, d, t, dest, tag, mode == Mode::sync);
+  pamir::Request *r = new_send(c, d, t, uint64_t(count), dest, tag, mode == Mode::sync);
   ctx.start_send(r);
   ctx.wait_until([r] { return r->complete; });
   return request_finish(r, MPI_STATUS_IGNORE, fn_, true);
@@ -121,13 +146,13 @@ int send_nonblocking(const char *fn_, const void *buf, int64_t count, MPI_Dataty
   }
   const Data d = data_of(t, buf, uint64_t(count));
   Context &ctx = context();
-  if (mode != Mode::sync && !d.layout &&
+  if (mode != Mode::sync && !d.layout && !checking_signatures() &&
       ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), d.base, d.bytes)) {
     // Out already, and the buffer free again: the send is complete before it returns.
     *request = reinterpret_cast<MPI_Request>(request_completed_send());
     return MPI_SUCCESS;
   }
-  pamir::Request *r = new_send(c, d, t, dest, tag, mode == Mode::sync);
+  pamir::Request *r = new_send(c, d, t, uint64_t(count), dest, tag, mode == Mode::sync);
   ctx.start_send(r);
   *request = reinterpret_cast<MPI_Request>(r);
   return MPI_SUCCESS;
@@ -142,7 +167,7 @@ int recv_blocking(const char *fn_, void *buf, int64_t count, MPI_Datatype dataty
     status_proc_null(status);
     return MPI_SUCCESS;
   }
-  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, source, tag);
+  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, uint64_t(count), source, tag);
   Context &ctx = context();
   ctx.start_recv(r);
   ctx.wait_until([r] { return r->complete; });
@@ -159,7 +184,7 @@ int recv_nonblocking(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
     *request = done_request(c, MPI_PROC_NULL);
     return MPI_SUCCESS;
   }
-  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, source, tag);
+  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, uint64_t(count), source, tag);
   context().start_recv(r);
   *request = reinterpret_cast<MPI_Request>(r);
   return MPI_SUCCESS;
@@ -176,11 +201,12 @@ int sendrecv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Dataty
   Context &ctx = context();
   pamir::Request *rr = nullptr, *sr = nullptr;
   if (source != MPI_PROC_NULL) {
-    rr = new_recv(c, data_of(rt, recvbuf, uint64_t(recvcount)), rt, source, recvtag);
+    rr = new_recv(c, data_of(rt, recvbuf, uint64_t(recvcount)), rt, uint64_t(recvcount), source, recvtag);
     ctx.start_recv(rr);
   }
   if (dest != MPI_PROC_NULL) {
-    sr = new_send(c, data_of(st, sendbuf, uint64_t(sendcount)), st, dest, sendtag, false);
+    sr =
+        new_send(c, data_of(st, sendbuf, uint64_t(sendcount)), st, uint64_t(sendcount), dest, sendtag, false);
     ctx.start_send(sr);
   }
   ctx.wait_until([&] { return (!rr || rr->complete) && (!sr || sr->complete); });
@@ -275,7 +301,7 @@ int mrecv(const char *fn_, void *buf, int64_t count, MPI_Datatype datatype, MPI_
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
   PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
               (long long)count);
-  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, m->u->src, m->u->tag);
+  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, uint64_t(count), m->u->src, m->u->tag);
   Unexpected *u = m->u;
   message_release(m);
   *message = MPI_MESSAGE_NULL;

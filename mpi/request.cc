@@ -57,6 +57,12 @@ int request_error(pamir::Request *r, const char *fn, bool raise_it) {
       return raise_it ? raise(c, fn, MPI_ERR_PROC_ABORTED, "the peer process is gone") : MPI_ERR_PROC_ABORTED;
     case Err::device:
       return raise_it ? raise(c, fn, MPI_ERR_OTHER, "a device operation failed") : MPI_ERR_OTHER;
+    case Err::signature:
+      return raise_it ? raise(c, fn, MPI_ERR_TYPE,
+                              "the message from rank %d with tag %d has a type signature that the receive's "
+                              "datatype does not start with (PAMIR_CHECK_SIGNATURE)",
+                              s.source, s.tag)
+                      : MPI_ERR_TYPE;
     case Err::rdma:
       return raise_it ? raise(c, fn, MPI_ERR_OTHER, "the rendezvous read of the message's data failed: %s",
                               std::strerror(s.sys_errno))

@@ -47,16 +47,21 @@ Setting verbose{"PAMIR_VERBOSE", "0", Type::Bool,
                 "print on stderr the paths chosen per peer and why (for instance large messages through the "
                 "rings where cross-memory attach is refused)",
                 nullptr};
+Setting check_signature{"PAMIR_CHECK_SIGNATURE", "0", Type::Bool,
+                        "1: every message carries a hash of its type signature and a receive whose datatype "
+                        "does not start with that signature fails with MPI_ERR_TYPE (MPI_BYTE and MPI_PACKED "
+                        "match anything); sends then skip the one-packet fast path",
+                        nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER)",
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{
-      &send_protocols,  &put_protocols, &get_protocols, &stats,           &shm_ring_size,
-      &spin_count,      &sleep_max_us,  &device,        &yield_when_idle, &shm_cma,
-      &shm_shared_copy, &verbose,       &fault};
+  static std::vector<Setting *> list{&send_protocols,  &put_protocols, &get_protocols,   &stats,
+                                     &shm_ring_size,   &spin_count,    &sleep_max_us,    &device,
+                                     &yield_when_idle, &shm_cma,       &shm_shared_copy, &verbose,
+                                     &check_signature, &fault};
   return list;
 }
 

@@ -52,5 +52,6 @@ extern Setting fault;            // PAMIR_FAULT
 extern Setting shm_cma;          // PAMIR_SHM_CMA
 extern Setting shm_shared_copy;  // PAMIR_SHM_SHARED_COPY
 extern Setting verbose;          // PAMIR_VERBOSE
+extern Setting check_signature;  // PAMIR_CHECK_SIGNATURE
 
 }  // namespace pamir::config

@@ -137,7 +137,8 @@ class Context {
 
   static void deliver(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                       const void *payload, size_t payload_len);
-  void on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len);
+  void on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len, uint64_t sig = 0);
+  static void check_signature(Request *r, uint64_t sig, uint64_t total);
   void on_frag(uint32_t src_task, const void *payload, size_t len);
   // Rendezvous (pami/protocols/rendezvous.cc).
   void on_rts(uint32_t src_task, const RtsHeader &h);

@@ -18,13 +18,19 @@ enum Dispatch : uint16_t {
   kDispatchGet = 9,       // one-sided get by packets: GetHeader; the target answers with kDispatchGetData
   kDispatchGetData = 10,  // part of a get's answer: GetDataHeader + payload
   kDispatchShort = 11,    // a whole message in one packet, sent at once: the match bits (8 bytes) + payload
-  kDispatchCount = 12,
+  kDispatchMsgSig = 12,   // kDispatchMsg with the hash of the message's type signature: MsgSigHeader
+  kDispatchCount = 13,
 };
 
 struct MsgHeader {
   uint64_t bits;         // match bits, see match.h
   uint64_t total;        // message length in bytes
   uint64_t sync_cookie;  // nonzero for a synchronous send: echoed back in the ack
+};
+
+struct MsgSigHeader {
+  MsgHeader msg;
+  uint64_t sig;
 };
 
 struct AckHeader {
@@ -51,6 +57,7 @@ struct RtsHeader {
   uint64_t bits;   // match bits
   uint64_t total;  // message length in bytes
   RdvSource src;
+  uint64_t sig;    // hash of the message's type signature, 0 when not checked (PAMIR_CHECK_SIGNATURE)
 };
 
 struct ResendHeader {

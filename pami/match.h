@@ -47,6 +47,7 @@ struct Unexpected : ListNode {
   bool probed_out;   // taken by MPI_Mprobe: no longer in the queue
   bool rts = false;  // a rendezvous request-to-send: no data here, it is pulled once matched
   RdvSource rdv{};
+  uint64_t sig = 0;  // hash of the message's type signature (0: not checked)
   alignas(16) uint8_t inline_data[kInline];
 };
 

@@ -22,6 +22,7 @@ enum class Err : int32_t {
   device,       // a device operation failed
   rdma,         // a rendezvous read failed (Status::sys_errno says why), reported on both sides
   intern,       // an invariant broke
+  signature,    // PAMIR_CHECK_SIGNATURE: the message's type signature is not a prefix of the receive's
 };
 
 enum class ReqKind : uint8_t {
@@ -72,6 +73,11 @@ struct Request : ListNode {
   uint64_t bytes = 0;        // send: message length; receive: buffer capacity
   const dt::Layout *layout = nullptr;
   uint64_t elems = 0;
+  // PAMIR_CHECK_SIGNATURE. Send: the hash of the message's type signature (0: not checked). Receive:
+  // the layout whose signature the message must start (null: not checked), `sig_elems` elements of it.
+  uint64_t sig = 0;
+  const dt::Layout *sig_layout = nullptr;
+  uint64_t sig_elems = 0;
   uint64_t offset = 0;       // send, put: bytes handed to the device so far; get: bytes arrived
   uint64_t remote_addr = 0;  // put, get: the target's memory; get_reply: the origin's cookie
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "datatype/signature.h"
 #include "pami/context.h"
 
 namespace pamir {
@@ -37,7 +38,7 @@ void Context::start_send(Request *r) {
     if (r->layout) [[unlikely]]
       on_msg_self_typed(h, r);
     else
-      on_msg(self_, h, r->buf, r->bytes);
+      on_msg(self_, h, r->buf, r->bytes, r->sig);
     finish_send(r);
     return;
   }
@@ -69,7 +70,8 @@ bool Context::push(Peer &p, Request *r) {
     return push_onesided(p, r);
   const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
   if (r->rdv == kRdvRts) {
-    RtsHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, {uint64_t(uintptr_t(r->buf)), r->ack_ref}};
+    RtsHeader h{
+        match_bits(r->ctx, r->source, r->tag), r->bytes, {uint64_t(uintptr_t(r->buf)), r->ack_ref}, r->sig};
     if (r->layout) rdv_describe(r, h.src);
     if (!d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0)) return false;
     r->rdv = kRdvWait;
@@ -86,6 +88,11 @@ bool Context::push(Peer &p, Request *r) {
       RdvDataHeader h{r->rdv_cookie, r->bytes};
       n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
       sent = d->try_send(r->peer_task, kDispatchRdvData, &h, sizeof h, buf, n);
+    } else if (r->sig) [[unlikely]] {
+      MsgSigHeader h{{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0},
+                     r->sig};
+      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
+      sent = d->try_send(r->peer_task, kDispatchMsgSig, &h, sizeof h, buf, n);
     } else {
       MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
       n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
@@ -176,6 +183,12 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
       c->on_msg(src_task, h, payload, payload_len);
       break;
     }
+    case kDispatchMsgSig: {
+      MsgSigHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_msg(src_task, h.msg, payload, payload_len, h.sig);
+      break;
+    }
     case kDispatchShort: {
       MsgHeader h{0, payload_len, 0};
       std::memcpy(&h.bits, hdr, sizeof h.bits);
@@ -256,6 +269,15 @@ void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total) {
   r->status.error = total > r->bytes ? Err::truncate : Err::ok;
 }
 
+// The message's signature must be a prefix of the receive's; a longer message is a truncation, which is
+// reported as such.
+void Context::check_signature(Request *r, uint64_t sig, uint64_t total) {
+  if (!r->sig_layout || total > r->bytes) return;
+  uint64_t mine = 0;
+  if (!dt::signature_hash(*r->sig_layout, r->sig_elems, total, mine) || mine != sig)
+    r->status.error = Err::signature;
+}
+
 void Context::finish_recv(Request *r) {
   if (r->ack_ref) {
     // A rendezvous receive whose data was pushed: the origin's send completes on this acknowledgment.
@@ -265,11 +287,13 @@ void Context::finish_recv(Request *r) {
   request_complete(r);
 }
 
-void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len) {
+void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len, uint64_t sig) {
   const uint16_t ctx = bits_ctx(h.bits);
   const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
   if (Request *r = matcher_.take_posted(ctx, src, tag)) {
     set_recv_status(r, src, tag, h.total);
+    if (sig) [[unlikely]]
+      check_signature(r, sig, h.total);
     fill(r, 0, payload, len);
     if (h.sync_cookie) send_ack(src_task, h.sync_cookie);
     if (len < h.total) {
@@ -286,6 +310,7 @@ void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload,
   u->tag = tag;
   u->src_task = src_task;
   u->sync_cookie = h.sync_cookie;
+  u->sig = sig;
   if (len) std::memcpy(u->data, payload, len);
   u->received = len;
   matcher_.add_unexpected(u);
@@ -316,6 +341,8 @@ void Context::on_frag(uint32_t src_task, const void *payload, size_t len) {
 
 void Context::recv_unexpected(Request *r, Unexpected *u) {
   set_recv_status(r, u->src, u->tag, u->total);
+  if (u->sig) [[unlikely]]
+    check_signature(r, u->sig, u->total);
   if (u->rts) {
     const uint32_t src_task = u->src_task;
     const RdvSource src = u->rdv;

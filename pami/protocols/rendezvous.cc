@@ -46,6 +46,8 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
   const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
   if (Request *r = matcher_.take_posted(ctx, src, tag)) {
     set_recv_status(r, src, tag, h.total);
+    if (h.sig) [[unlikely]]
+      check_signature(r, h.sig, h.total);
     pull(r, src_task, h.src);
     return;
   }
@@ -59,6 +61,7 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
   u->received = 0;
   u->rts = true;
   u->rdv = h.src;
+  u->sig = h.sig;
   matcher_.add_unexpected(u);
 }
 
@@ -75,7 +78,7 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
     got = pull_typed(r, src_task, src);
     done = r->status.bytes - r->rdv_counter;
   } else if (r->rdv_counter >= kShareMin && shared_copy_ && d->share_supported() &&
-      d->remote_access(src_task) == 0) {
+             d->remote_access(src_task) == 0) {
     pull_shared(r, src_task, addr, ack_ref);
     return;
   }

@@ -65,6 +65,11 @@ bool Context::push_typed(Peer &p, Request *r) {
       RdvDataHeader h{r->rdv_cookie, r->bytes};
       n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
       sent = d->try_send_fill(r->peer_task, kDispatchRdvData, &h, sizeof h, n, fill);
+    } else if (r->sig) {
+      MsgSigHeader h{{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0},
+                     r->sig};
+      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
+      sent = d->try_send_fill(r->peer_task, kDispatchMsgSig, &h, sizeof h, n, fill);
     } else {
       MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
       n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
@@ -95,6 +100,7 @@ void Context::on_msg_self_typed(const MsgHeader &h, Request *s) {
   dt::Cursor sc = cursor_of(s, one_s);
   if (Request *r = matcher_.take_posted(ctx, src, tag)) {
     set_recv_status(r, src, tag, h.total);
+    if (s->sig) check_signature(r, s->sig, h.total);
     dt::Cursor rc = cursor_of(r, one_r);
     dt::ChunkWalker w(sc, rc);
     dt::Chunk ch;
@@ -114,6 +120,7 @@ void Context::on_msg_self_typed(const MsgHeader &h, Request *s) {
   u->tag = tag;
   u->src_task = self_;
   u->sync_cookie = h.sync_cookie;
+  u->sig = s->sig;
   u->received = dt::pack(s->buf, sc, u->data, h.total);
   matcher_.add_unexpected(u);
 }
