@@ -29,18 +29,22 @@ struct Builder {
   bool any_bounds = false;  // a block has been added (bounds start from its own)
   bool any_data = false;
 
-  void block(const Layout &t, uint64_t blocklen, int64_t d) {
+  // `segments` false: bounds, size and signature only (the caller builds the loop form itself).
+  void block(const Layout &t, uint64_t blocklen, int64_t d, bool segments = true) {
     out.align = std::max(out.align, t.align);
     out.explicit_bounds |= t.explicit_bounds;
     if (blocklen == 0) return;
     const int64_t ext = t.extent();
-    if (t.dense() && ext > 0) {
+    if (!segments) {
+    } else if (t.dense() && ext > 0) {
       // Copies of a dense type touch: one piece, however many (contiguous(1e9, MPI_INT) is one segment).
       append_merged(out.segs, d + t.segs[0].offset, t.segs[0].length * blocklen);
     } else {
+      const std::vector<Segment> flat = t.loops.empty() ? std::vector<Segment>() : expanded(t);
+      const std::vector<Segment> &segs = t.loops.empty() ? t.segs : flat;
       for (uint64_t j = 0; j < blocklen; ++j) {
         const int64_t at = d + int64_t(j) * ext;
-        for (const Segment &s : t.segs) append_merged(out.segs, at + s.offset, s.length);
+        for (const Segment &s : segs) append_merged(out.segs, at + s.offset, s.length);
       }
     }
     append_signature(out.sig, t.sig, blocklen);
@@ -78,16 +82,73 @@ Layout basic(uint64_t bytes, uint32_t id, uint32_t align) {
   return l;
 }
 
+std::vector<Segment> expanded(const Layout &l) {
+  std::vector<Segment> out;
+  Cursor c = cursor(l, 1);
+  int64_t off = 0;
+  uint64_t len = 0;
+  while (c.next(UINT64_MAX, off, len)) append_merged(out, off, len);
+  return out;
+}
+
+namespace {
+
+// Up to this many pieces a repetition is listed segment by segment (touching pieces merge); beyond,
+// it becomes a loop.
+constexpr uint64_t kListedPieces = 64;
+
+// `count` copies of `inner`, `stride` bytes apart, as one more loop around it; the bounds are those of
+// the first and the last copy, which hold the extremes.
+Layout looped(const Layout &inner, uint64_t count, int64_t stride) {
+  Builder b;
+  b.block(inner, 1, 0, false);
+  b.block(inner, 1, int64_t(count - 1) * stride, false);
+  Layout l = b.done();
+  l.segs = inner.segs;
+  l.loops = inner.loops;
+  l.loops.push_back({count, stride});
+  l.sig.clear();
+  append_signature(l.sig, inner.sig, count);
+  l.size = inner.size * count;
+  return l;
+}
+
+// Whether `count` copies of t, stride apart, are better kept as a loop than listed.
+bool as_loop(const Layout &t, uint64_t count, int64_t stride) {
+  if (count <= 1 || t.size == 0 || t.loops.size() + 2 > kMaxLoops) return false;
+  if (t.dense() && stride == t.extent()) return false;  // the copies touch: one segment
+  const uint64_t p = t.pieces();
+  return p > kListedPieces / count || p * count > kListedPieces;
+}
+
+}  // namespace
+
 Layout contiguous(uint64_t count, const Layout &old) {
+  if (count == 1) return old;  // the same type map and bounds (and the loops kept)
+  if (as_loop(old, count, old.extent())) return looped(old, count, old.extent());
   Builder b;
   b.block(old, count, 0);
   return b.done();
 }
 
 Layout hvector(uint64_t count, uint64_t blocklen, int64_t stride_bytes, const Layout &old) {
+  const Layout inner = contiguous(blocklen, old);
+  if (blocklen > 0 && as_loop(inner, count, stride_bytes)) return looped(inner, count, stride_bytes);
   Builder b;
   for (uint64_t i = 0; i < count; ++i) b.block(old, blocklen, int64_t(i) * stride_bytes);
   return b.done();
+}
+
+Layout displaced(const Layout &old, int64_t d) {
+  Layout l = old;
+  for (Segment &s : l.segs) s.offset += d;
+  l.lb += d;
+  l.ub += d;
+  if (l.size) {
+    l.true_lb += d;
+    l.true_ub += d;
+  }
+  return l;
 }
 
 Layout hindexed(size_t n, const uint64_t *blocklens, const int64_t *displs, const Layout &old) {

@@ -14,28 +14,52 @@ void append_merged(std::vector<Segment> &list, int64_t offset, uint64_t length) 
   list.push_back({offset, length});
 }
 
-Cursor::Cursor(const Segment *segs, size_t nsegs, int64_t extent, uint64_t count) noexcept
-    : segs_(segs), nsegs_(nsegs), extent_(extent), count_(count) {
-  for (size_t i = 0; i < nsegs; ++i) element_bytes_ += segs[i].length;
-  total_ = element_bytes_ * count;
-  if (element_bytes_ == 0) elem_ = count_;  // nothing to yield
+Cursor::Cursor(const Segment *segs, size_t nsegs, const Loop *loops, size_t nloops, int64_t extent,
+               uint64_t count) noexcept
+    : segs_(segs), nsegs_(nsegs) {
+  for (size_t i = 0; i < nsegs; ++i) block_bytes_ += segs[i].length;
+  blocks_ = 1;
+  for (size_t k = 0; k < nloops && k + 1 < kMaxLoops; ++k) {
+    loops_[nloops_++] = loops[k];
+    blocks_ *= loops[k].count;
+  }
+  loops_[nloops_++] = {count, extent};  // the elements: the outermost loop
+  blocks_ *= count;
+  total_ = block_bytes_ * blocks_;
+  if (block_bytes_ == 0) block_ = blocks_;  // nothing to yield
 }
 
-// Pieces that touch (the last segment of one element and the first of the next, for instance) come out
+void Cursor::set_block(uint64_t block) noexcept {
+  block_ = block;
+  base_ = 0;
+  for (size_t k = 0; k < nloops_; ++k) {  // mixed radix, the innermost loop fastest
+    const uint64_t c = loops_[k].count;
+    idx_[k] = c ? block % c : 0;
+    block = c ? block / c : 0;
+    base_ += int64_t(idx_[k]) * loops_[k].stride;
+  }
+}
+
+// Pieces that touch (the last segment of one pass and the first of the next, for instance) come out
 // as one, so a contiguous layout is a single piece however many elements it has.
 bool Cursor::next(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
   if (!step(max, offset, length)) return false;
   while (length < max) {
-    const uint64_t e = elem_, w = within_, p = pos_;
+    const uint64_t b = block_, w = within_, p = pos_;
     const size_t g = seg_;
+    uint64_t saved[kMaxLoops];
+    std::memcpy(saved, idx_, sizeof saved);
+    const int64_t base = base_;
     int64_t o2 = 0;
     uint64_t l2 = 0;
     if (!step(max - length, o2, l2)) break;
     if (o2 != offset + int64_t(length)) {
-      elem_ = e;
+      block_ = b;
       seg_ = g;
       within_ = w;
       pos_ = p;
+      std::memcpy(idx_, saved, sizeof saved);
+      base_ = base;
       break;
     }
     length += l2;
@@ -44,10 +68,17 @@ bool Cursor::next(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
 }
 
 bool Cursor::step(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
-  while (elem_ < count_) {
+  while (block_ < blocks_) {
     if (seg_ == nsegs_) {
-      ++elem_;
+      // Next pass: advance the innermost loop, carrying outwards.
       seg_ = 0;
+      ++block_;
+      for (size_t k = 0; k < nloops_; ++k) {
+        base_ += loops_[k].stride;
+        if (++idx_[k] < loops_[k].count) break;
+        base_ -= int64_t(idx_[k]) * loops_[k].stride;
+        idx_[k] = 0;
+      }
       continue;
     }
     const Segment &s = segs_[seg_];
@@ -56,7 +87,7 @@ bool Cursor::step(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
       within_ = 0;
       continue;
     }
-    offset = int64_t(elem_) * extent_ + s.offset + int64_t(within_);
+    offset = base_ + s.offset + int64_t(within_);
     length = std::min(max, s.length - within_);
     within_ += length;
     pos_ += length;
@@ -66,10 +97,10 @@ bool Cursor::step(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
 }
 
 void Cursor::seek(uint64_t pos) noexcept {
-  if (element_bytes_ == 0) return;
+  if (block_bytes_ == 0) return;
   pos_ = std::min(pos, total_);
-  elem_ = pos_ / element_bytes_;
-  uint64_t rest = pos_ % element_bytes_;
+  set_block(pos_ / block_bytes_);
+  uint64_t rest = pos_ % block_bytes_;
   seg_ = 0;
   while (seg_ < nsegs_ && rest >= segs_[seg_].length) rest -= segs_[seg_++].length;
   within_ = rest;

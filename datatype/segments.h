@@ -1,7 +1,9 @@
-// The flattened form of a datatype (seed 003): a list of (offset, length) segments of one element, in
-// type-map order, adjacent pieces merged; a cursor that walks `count` elements of it and yields pieces up
-// to a byte budget, so a transfer can stop and resume at any byte; and pack/unpack through a cursor.
-// Nothing here knows MPI handles: the binding builds the list from its constructors.
+// The flattened form of a datatype (seed 003): a list of (offset, length) segments in type-map order,
+// adjacent pieces merged, repeated over a few nested loops (count, stride) -- the compact loop form, so
+// that a vector of a million blocks is one segment and one loop, not a million segments; a cursor that
+// walks `count` elements of it and yields pieces up to a byte budget, so a transfer can stop and resume
+// at any byte; and pack/unpack through a cursor. Nothing here knows MPI handles: the binding builds the
+// form from its constructors.
 #pragma once
 
 #include <cstddef>
@@ -15,14 +17,26 @@ struct Segment {
   uint64_t length;  // bytes
 };
 
+// One loop of the compact form: what is inside it, `count` times, `stride` bytes apart.
+struct Loop {
+  uint64_t count;
+  int64_t stride;
+};
+// Loops a cursor walks at most: a layout's own, plus the one over the elements of a transfer.
+constexpr size_t kMaxLoops = 8;
+
 // Appends a piece to a type map's segment list, merging it into the last segment when it starts where
 // that one ends. Zero-length pieces add nothing.
 void append_merged(std::vector<Segment> &list, int64_t offset, uint64_t length);
 
-// `count` elements of a segment list laid out `extent` bytes apart, walked in type-map order.
+// `count` elements, `extent` bytes apart, of the segments repeated over `loops` (innermost first; at most
+// kMaxLoops - 1), walked in type-map order.
 class Cursor {
  public:
-  Cursor(const Segment *segs, size_t nsegs, int64_t extent, uint64_t count) noexcept;
+  Cursor(const Segment *segs, size_t nsegs, int64_t extent, uint64_t count) noexcept
+      : Cursor(segs, nsegs, nullptr, 0, extent, count) {}
+  Cursor(const Segment *segs, size_t nsegs, const Loop *loops, size_t nloops, int64_t extent,
+         uint64_t count) noexcept;
 
   // The next contiguous piece, of at most `max` bytes (max > 0): its offset from the buffer's origin
   // and its length. False once every byte has been yielded.
@@ -36,14 +50,20 @@ class Cursor {
  private:
   bool step(uint64_t max, int64_t &offset, uint64_t &length) noexcept;  // one segment's piece, unmerged
 
+  void set_block(uint64_t block) noexcept;  // loop indices of the block-th pass over the segments
+
   const Segment *segs_;
   size_t nsegs_;
-  int64_t extent_;
-  uint64_t count_;
-  uint64_t element_bytes_ = 0;  // data bytes of one element
+  size_t nloops_ = 0;  // the layout's loops and the elements' loop, innermost first
+  Loop loops_[kMaxLoops];
+  uint64_t block_bytes_ = 0;  // data bytes of one pass over the segments
+  uint64_t blocks_ = 0;       // passes in all
   uint64_t total_ = 0;
-  // Where the next piece starts: element, segment within it, bytes already taken of that segment.
-  uint64_t elem_ = 0;
+  // Where the next piece starts: pass over the segments (its loop indices and their offset), segment
+  // within it, bytes already taken of that segment.
+  uint64_t block_ = 0;
+  uint64_t idx_[kMaxLoops] = {};
+  int64_t base_ = 0;
   size_t seg_ = 0;
   uint64_t within_ = 0;
   uint64_t pos_ = 0;

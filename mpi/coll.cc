@@ -129,7 +129,7 @@ class ReduceStage {
   // Moves the data (not the gaps) from the scratch copy into the receive buffer.
   void out() {
     if (!d_.layout) return;
-    dt::Cursor cur(d_.layout->segs.data(), d_.layout->segs.size(), d_.layout->extent(), d_.elems);
+    dt::Cursor cur = dt::cursor(*d_.layout, d_.elems);
     int64_t off = 0;
     uint64_t len = 0;
     while (cur.next(UINT64_MAX, off, len))

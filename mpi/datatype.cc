@@ -231,7 +231,7 @@ void pack_data(const Data &d, void *out) {
     std::memcpy(out, d.base, d.bytes);
     return;
   }
-  dt::Cursor c(d.layout->segs.data(), d.layout->segs.size(), d.layout->extent(), d.elems);
+  dt::Cursor c = dt::cursor(*d.layout, d.elems);
   dt::pack(d.base, c, out, d.bytes);
 }
 
@@ -241,7 +241,7 @@ void unpack_data(const Data &d, const void *in) {
     std::memcpy(d.base, in, d.bytes);
     return;
   }
-  dt::Cursor c(d.layout->segs.data(), d.layout->segs.size(), d.layout->extent(), d.elems);
+  dt::Cursor c = dt::cursor(*d.layout, d.elems);
   dt::unpack(d.base, c, in, d.bytes);
 }
 

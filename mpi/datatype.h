@@ -28,7 +28,7 @@ struct Datatype : Object {
   bool committed = true;
   coll::ElemType elem = coll::ElemType::none;  // what reductions see (none: not reducible)
   bool any_signature = false;  // only MPI_BYTE / MPI_PACKED: matches any signature (PAMIR_CHECK_SIGNATURE)
-  uint64_t elem_count = 1;  // basic elements a predefined operation sees in one element (derived types)
+  uint64_t elem_count = 1;     // basic elements a predefined operation sees in one element (derived types)
   const char *predefined_name = nullptr;
   uintptr_t predefined_value = 0;  // the handle of a predefined type
   std::string name;                // MPI_Type_set_name
@@ -77,7 +77,7 @@ inline Data data_of(const Datatype *t, const void *buf, uint64_t count) {
   const uintptr_t b = reinterpret_cast<uintptr_t>(buf);
   if (__builtin_expect(t->dense, 1))
     return {reinterpret_cast<void *>(b + uintptr_t(t->first)), bytes, nullptr, 0};
-  if (count <= 1 && t->layout.segs.size() <= 1) {
+  if (count <= 1 && t->layout.segs.size() <= 1 && t->layout.loops.empty()) {
     const int64_t first = t->layout.segs.empty() ? 0 : t->layout.segs[0].offset;
     return {reinterpret_cast<void *>(b + uintptr_t(first)), bytes, nullptr, 0};
   }

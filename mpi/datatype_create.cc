@@ -82,7 +82,7 @@ int make(const char *fn_, dt::Layout &&l, Contents &&c, MPI_Datatype *newtype) {
 // Pieces that `blocks` blocks of `blocklen` copies of t may have.
 uint64_t pieces_of(uint64_t blocks, uint64_t blocklen, const Datatype *t) {
   const uint64_t per =
-      t->dense ? 1 : std::max<uint64_t>(t->layout.segs.size(), 1) * std::max<uint64_t>(blocklen, 1);
+      t->dense ? 1 : std::max<uint64_t>(t->layout.pieces(), 1) * std::max<uint64_t>(blocklen, 1);
   if (blocks && per > UINT64_MAX / blocks) return UINT64_MAX;
   return blocks * per;
 }
@@ -212,18 +212,21 @@ dt::Layout nested(const std::vector<uint64_t> &sizes, const std::vector<std::vec
   for (size_t k = n; k-- > 0;) {
     // One index of dimension k spans `row` bytes; the type of it built so far must step by exactly that.
     const dt::Layout step = dt::resized(t, 0, row);
-    std::vector<uint64_t> bl;
-    std::vector<int64_t> d;
-    for (const Range &r : ranges[k]) {
-      bl.push_back(r.length);
-      d.push_back(int64_t(r.start) * row);
+    if (ranges[k].size() == 1) {
+      // One range (every subarray dimension): a contiguous run moved to its start keeps the loop form.
+      t = dt::displaced(dt::contiguous(ranges[k][0].length, step), int64_t(ranges[k][0].start) * row);
+    } else {
+      std::vector<uint64_t> bl;
+      std::vector<int64_t> d;
+      for (const Range &r : ranges[k]) {
+        bl.push_back(r.length);
+        d.push_back(int64_t(r.start) * row);
+      }
+      t = dt::hindexed(bl.size(), bl.data(), d.data(), step);
     }
-    t = dt::hindexed(bl.size(), bl.data(), d.data(), step);
     row *= int64_t(sizes[k]);
   }
-  dt::Layout l = dt::resized(t, 0, row);
-  l.explicit_bounds = true;
-  return l;
+  return dt::resized(t, 0, row);
 }
 
 template <typename C>
@@ -238,7 +241,6 @@ int subarray(const char *fn_, int ndims, const C *sizes, const C *subsizes, cons
   PAMIR_NEWTYPE_CHECKS(newtype);
   std::vector<uint64_t> sz(static_cast<size_t>(ndims));
   std::vector<std::vector<Range>> ranges(static_cast<size_t>(ndims));
-  uint64_t pieces = 1;
   for (int i = 0; i < ndims; ++i) {
     PAMIR_CHECK(nullptr, sizes[i] > 0, MPI_ERR_ARG, "array_of_sizes[%d] = %lld is not positive", i,
                 (long long)sizes[i]);
@@ -252,10 +254,7 @@ int subarray(const char *fn_, int ndims, const C *sizes, const C *subsizes, cons
     const size_t k = order == MPI_ORDER_C ? size_t(i) : size_t(ndims - 1 - i);
     sz[k] = uint64_t(sizes[i]);
     ranges[k] = {{uint64_t(starts[i]), uint64_t(subsizes[i])}};
-    if (k + 1 < size_t(ndims) || !old->dense)
-      pieces = std::min<uint64_t>(pieces * uint64_t(subsizes[i]) + 1, UINT64_MAX / 4);
   }
-  PAMIR_SEGMENTS(pieces_of(pieces, 1, old));
   Contents c{MPI_COMBINER_SUBARRAY, large_v<C>, {}, {}, {}, {old}};
   c.ints.push_back(ndims);
   for (int i = 0; i < ndims; ++i) c.count(sizes[i]);

@@ -2,12 +2,12 @@
 // and the point-to-point protocols. Progress is weak: advance() runs inside MPI calls only.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <sys/uio.h>
 
 #include "datatype/segments.h"
 #include "devices/device.h"
@@ -195,6 +195,7 @@ class Context {
   // Scratch of rendezvous reads between layouts: the origin's segments, and one batch of chunks as the
   // two iovec lists of a process_vm_readv. Kept between messages: a transfer allocates nothing once warm.
   std::vector<dt::Segment> origin_segs_;
+  dt::Loop origin_loops_[dt::kMaxLoops];
   static constexpr unsigned kChunkBatch = 1024;  // IOV_MAX
   struct iovec chunk_local_[kChunkBatch], chunk_remote_[kChunkBatch];
   SendTable send_table_;

@@ -42,13 +42,16 @@ struct AckHeader {
 constexpr uint64_t kRdvAckBytes = sizeof(uint64_t);
 
 // Where a rendezvous message's data lies in the origin's memory: `addr`, contiguous when `segs` is 0;
-// else `count` elements `extent` bytes apart of the `nsegs` (offset, length) segments at `segs` (the
-// origin's committed layout, which the target reads before the data: seed 003).
+// else `count` elements `extent` bytes apart of the `nsegs` (offset, length) segments at `segs`, repeated
+// over the `nloops` loops at `loops` (the origin's committed layout, which the target reads before the
+// data: seed 003).
 struct RdvSource {
   uint64_t addr;
   uint64_t ack_ref;  // the origin's acknowledgment slot (Device::ack_alloc)
   uint64_t segs = 0;
   uint64_t nsegs = 0;
+  uint64_t loops = 0;
+  uint64_t nloops = 0;
   int64_t extent = 0;
   uint64_t count = 0;
 };
@@ -57,7 +60,7 @@ struct RtsHeader {
   uint64_t bits;   // match bits
   uint64_t total;  // message length in bytes
   RdvSource src;
-  uint64_t sig;    // hash of the message's type signature, 0 when not checked (PAMIR_CHECK_SIGNATURE)
+  uint64_t sig;  // hash of the message's type signature, 0 when not checked (PAMIR_CHECK_SIGNATURE)
 };
 
 struct ResendHeader {

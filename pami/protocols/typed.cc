@@ -25,8 +25,7 @@ constexpr uint64_t kMaxChunk = uint64_t(64) << 20;
 
 // A cursor over a request's data: its layout, or its contiguous buffer as the one segment `one`.
 dt::Cursor cursor_of(const Request *r, dt::Segment &one) {
-  if (r->layout)
-    return dt::Cursor(r->layout->segs.data(), r->layout->segs.size(), r->layout->extent(), r->elems);
+  if (r->layout) return dt::cursor(*r->layout, r->elems);
   one = {0, r->bytes};
   return dt::Cursor(&one, 1, int64_t(r->bytes), 1);
 }
@@ -46,6 +45,8 @@ void pack_into_packet(void *arg, void *dst, size_t len) {
 void Context::rdv_describe(const Request *r, RdvSource &src) {
   src.segs = uint64_t(uintptr_t(r->layout->segs.data()));
   src.nsegs = r->layout->segs.size();
+  src.loops = uint64_t(uintptr_t(r->layout->loops.data()));
+  src.nloops = r->layout->loops.size();
   src.extent = r->layout->extent();
   src.count = r->elems;
 }
@@ -154,7 +155,16 @@ ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src)
     struct iovec remote = {reinterpret_cast<void *>(uintptr_t(src.segs)), meta};
     const ssize_t got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1);
     if (got != ssize_t(meta)) return got < 0 ? got : -EIO;
-    sc = dt::Cursor(origin_segs_.data(), src.nsegs, src.extent, src.count);
+    // And its loops (a handful at most).
+    if (src.nloops > dt::kMaxLoops - 1) return -EPROTO;
+    if (src.nloops) {
+      const uint64_t lbytes = src.nloops * sizeof(dt::Loop);
+      struct iovec ll = {origin_loops_, lbytes};
+      struct iovec rl = {reinterpret_cast<void *>(uintptr_t(src.loops)), lbytes};
+      const ssize_t g = d->read_remote(src_task, &ll, 1, &rl, 1);
+      if (g != ssize_t(lbytes)) return g < 0 ? g : -EIO;
+    }
+    sc = dt::Cursor(origin_segs_.data(), src.nsegs, origin_loops_, src.nloops, src.extent, src.count);
   } else {
     one_s = {0, r->status.sent_bytes};
     sc = dt::Cursor(&one_s, 1, int64_t(one_s.length), 1);

@@ -182,7 +182,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       want.insert(want.end(), mem.begin() + at, mem.begin() + at + int64_t(x.len));
     }
   // pack through a cursor cut at fuzzer-chosen budgets
-  Cursor c(l.segs.data(), l.segs.size(), l.extent(), count);
+  Cursor c = pamir::dt::cursor(l, count);
   if (c.total() != want.size()) fail("cursor total");
   std::vector<uint8_t> got(want.size() + 1);
   uint64_t done = 0;
@@ -196,13 +196,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // seek to a byte and pack the rest
   if (!want.empty()) {
     const uint64_t pos = in.byte() % want.size();
-    Cursor s(l.segs.data(), l.segs.size(), l.extent(), count);
+    Cursor s = pamir::dt::cursor(l, count);
     s.seek(pos);
     const uint64_t n = pamir::dt::pack(mem.data() + origin, s, got.data(), want.size());
     if (n != want.size() - pos || std::memcmp(got.data(), want.data() + pos, n) != 0) fail("seek");
   }
   // unpack writes exactly the type's bytes (the model's bytes in a type with no overlaps)
-  Cursor u(l.segs.data(), l.segs.size(), l.extent(), count);
+  Cursor u = pamir::dt::cursor(l, count);
   if (pamir::dt::unpack(back.data() + origin, u, want.data(), want.size()) != want.size())
     fail("unpack length");
   // Overlapping elements (a type may legally touch a byte twice): the last write wins in both.

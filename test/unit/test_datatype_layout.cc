@@ -41,9 +41,10 @@ void naive_block(Naive &out, const Naive &t, uint64_t blocklen, int64_t d) {
   }
 }
 
+// Every byte offset of one element, in type-map order, through the loops of the compact form.
 std::vector<int64_t> expand(const Layout &l) {
   std::vector<int64_t> out;
-  for (const Segment &s : l.segs)
+  for (const Segment &s : pamir::dt::expanded(l))
     for (uint64_t i = 0; i < s.length; ++i) out.push_back(s.offset + int64_t(i));
   return out;
 }
@@ -62,14 +63,14 @@ Pair random_type(std::mt19937_64 &rng, int depth) {
   Pair old = random_type(rng, depth - 1);
   Pair p;
   switch (kind) {
-    case 1: {  // contiguous
-      const uint64_t count = rng() % 4;
+    case 1: {  // contiguous; sometimes long enough to become a loop
+      const uint64_t count = rng() % 8 == 0 ? 20 + rng() % 60 : rng() % 4;
       p.fast = pamir::dt::contiguous(count, old.fast);
       naive_block(p.ref, old.ref, count, 0);
       break;
     }
     case 2: {  // hvector, strides of either sign, possibly overlapping
-      const uint64_t count = rng() % 4, blocklen = rng() % 3;
+      const uint64_t count = rng() % 8 == 0 ? 30 + rng() % 70 : rng() % 4, blocklen = rng() % 3;
       const int64_t stride = int64_t(rng() % 41) - 20;
       p.fast = pamir::dt::hvector(count, blocklen, stride, old.fast);
       for (uint64_t i = 0; i < count; ++i) naive_block(p.ref, old.ref, blocklen, int64_t(i) * stride);
@@ -138,6 +139,7 @@ TEST(DatatypeLayout, VectorOfDoubles) {
 
 TEST(DatatypeLayout, RandomTreesMatchTheNaiveTypeMap) {
   std::mt19937_64 rng(4242);
+  int looped = 0;
   for (int trial = 0; trial < 5000; ++trial) {
     const Pair p = random_type(rng, 1 + trial % 3);
     ASSERT_EQ(expand(p.fast), p.ref.bytes) << "trial " << trial;
@@ -154,5 +156,41 @@ TEST(DatatypeLayout, RandomTreesMatchTheNaiveTypeMap) {
     // Merged: no two neighbouring segments touch.
     for (size_t i = 1; i < p.fast.segs.size(); ++i)
       ASSERT_NE(p.fast.segs[i - 1].offset + int64_t(p.fast.segs[i - 1].length), p.fast.segs[i].offset);
+    looped += !p.fast.loops.empty();
   }
+  EXPECT_GT(looped, 40) << "the trees should exercise the loop form";
+}
+
+// The compact loop form: a vector of a million single doubles is one segment and one loop, and its
+// cursor walks, cuts and seeks through it like the list it stands for.
+TEST(DatatypeLayout, VectorsKeepTheLoopForm) {
+  const Layout v = pamir::dt::hvector(1000000, 1, 16, pamir::dt::basic(8, 0, 8));
+  ASSERT_EQ(v.segs.size(), 1u);
+  ASSERT_EQ(v.loops.size(), 1u);
+  EXPECT_EQ(v.pieces(), 1000000u);
+  EXPECT_EQ(v.size, 8000000u);
+  EXPECT_EQ(v.extent(), 16 * 999999 + 8);
+  pamir::dt::Cursor c = pamir::dt::cursor(v, 2);
+  EXPECT_EQ(c.total(), 16000000u);
+  int64_t off = 0;
+  uint64_t len = 0;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(c.next(UINT64_MAX, off, len));
+    EXPECT_EQ(off, 16 * i);
+    EXPECT_EQ(len, 8u);
+  }
+  c.seek(8 * 1000000 + 8 * 5 + 3);  // second element, sixth double, byte 3
+  ASSERT_TRUE(c.next(UINT64_MAX, off, len));
+  EXPECT_EQ(off, v.extent() + 16 * 5 + 3);
+  EXPECT_EQ(len, 5u);
+  // a vector of vectors: two loops, the inner one's blocks of 3 doubles
+  const Layout vv =
+      pamir::dt::hvector(500, 1, 4096, pamir::dt::hvector(100, 3, 40, pamir::dt::basic(8, 0, 8)));
+  ASSERT_EQ(vv.loops.size(), 2u);
+  EXPECT_EQ(vv.segs.size(), 1u);
+  EXPECT_EQ(vv.size, 500u * 100 * 24);
+  const std::vector<Segment> flat = pamir::dt::expanded(vv);
+  ASSERT_EQ(flat.size(), 50000u);
+  EXPECT_EQ(flat[101].offset, 4096 + 40);
+  EXPECT_EQ(flat[101].length, 24u);
 }
