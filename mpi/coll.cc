@@ -108,7 +108,10 @@ class Stage {
 class ReduceStage {
  public:
   ReduceStage(void *recvbuf, const Datatype *t, uint64_t count)
-      : recvbuf_(recvbuf), d_(data_of(t, recvbuf, count)), span_(uint64_t(t->extent) * count) {}
+      : recvbuf_(recvbuf),
+        // A predefined pair's padding lies inside its element: reduced in place like any predefined type.
+        d_(t->predefined ? Data{recvbuf, 0, nullptr, 0} : data_of(t, recvbuf, count)),
+        span_(uint64_t(t->extent) * count) {}
   static bool supported(const Datatype *t) {
     return t->contiguous || (t->true_lb >= 0 && t->true_lb + t->true_extent <= t->extent);
   }
@@ -124,7 +127,7 @@ class ReduceStage {
   bool staged() const { return d_.layout != nullptr; }
   void *ptr() { return d_.layout ? static_cast<void *>(tmp_.data()) : recvbuf_; }
   void in() {
-    if (d_.layout) std::memcpy(tmp_.data(), recvbuf_, span_);
+    if (d_.layout && span_) std::memcpy(tmp_.data(), recvbuf_, span_);
   }
   // Moves the data (not the gaps) from the scratch copy into the receive buffer.
   void out() {
