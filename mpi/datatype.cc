@@ -398,3 +398,83 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Get_elements_x);
+
+// The MPI 3 `_x` queries: the `_c` ones under their older names.
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
+  PAMIR_ENTER("MPI_Type_size_x");
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
+  PAMIR_CHECK(nullptr, size, MPI_ERR_ARG, "size is NULL");
+  *size = t->size;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Type_size_x);
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
+  PAMIR_ENTER("MPI_Type_get_extent_x");
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
+  PAMIR_CHECK(nullptr, lb && extent, MPI_ERR_ARG, "lb or extent is NULL");
+  *lb = t->lb;
+  *extent = t->extent;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Type_get_extent_x);
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
+  PAMIR_ENTER("MPI_Type_get_true_extent_x");
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
+  PAMIR_CHECK(nullptr, true_lb && true_extent, MPI_ERR_ARG, "true_lb or true_extent is NULL");
+  *true_lb = t->true_lb;
+  *true_extent = t->true_extent;
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Type_get_true_extent_x);
+
+// MPI 4.1: the predefined pair of a value type and an index type for MINLOC/MAXLOC, MPI_DATATYPE_NULL
+// where MPI defines none.
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) {
+  PAMIR_ENTER("MPI_Type_get_value_index");
+  PAMIR_ANY_TYPE(nullptr, value_type);
+  PAMIR_ANY_TYPE(nullptr, index_type);
+  PAMIR_CHECK(nullptr, pair_type, MPI_ERR_ARG, "pair_type is NULL");
+  static const MPI_Datatype pairs[][3] = {
+      {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+      {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+      {MPI_LONG, MPI_INT, MPI_LONG_INT},
+      {MPI_INT, MPI_INT, MPI_2INT},
+      {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+      {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+      {MPI_REAL, MPI_REAL, MPI_2REAL},
+      {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+      {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+  };
+  *pair_type = MPI_DATATYPE_NULL;
+  for (const auto &p : pairs)
+    if (p[0] == value_type && p[1] == index_type) *pair_type = p[2];
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Type_get_value_index);
+
+// The Fortran sized type of a class and size (MPI_REAL8 for MPI_TYPECLASS_REAL, 8).
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
+  PAMIR_ENTER("MPI_Type_match_size");
+  PAMIR_CHECK(nullptr, datatype, MPI_ERR_ARG, "datatype is NULL");
+  static const struct {
+    int typeclass, size;
+    MPI_Datatype type;
+  } sized[] = {
+      {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1},   {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
+      {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4},   {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+      {MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16}, {MPI_TYPECLASS_REAL, 2, MPI_REAL2},
+      {MPI_TYPECLASS_REAL, 4, MPI_REAL4},         {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
+      {MPI_TYPECLASS_REAL, 16, MPI_REAL16},       {MPI_TYPECLASS_COMPLEX, 4, MPI_COMPLEX4},
+      {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},   {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16},
+      {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
+  };
+  for (const auto &s : sized)
+    if (s.typeclass == typeclass && s.size == size) {
+      *datatype = s.type;
+      return MPI_SUCCESS;
+    }
+  return raise(nullptr, fn_, MPI_ERR_ARG, "no predefined type of class %d has %d bytes", typeclass, size);
+}
+PAMIR_ALIAS(Type_match_size);

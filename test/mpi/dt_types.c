@@ -673,7 +673,31 @@ static void test_errors(void) {
   rc = MPI_Type_get_contents(MPI_INT, 4, 1, 1, ints, aints, types);
   CHECK(err_class(rc) == MPI_ERR_TYPE, "contents of MPI_INT: class %d", err_class(rc));
   MPI_Type_free(&t);
+  MPI_Datatype m = MPI_DATATYPE_NULL;
+  rc = MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &m);
+  CHECK(err_class(rc) == MPI_ERR_ARG, "no 3-byte integer type: class %d", err_class(rc));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* The _x queries, the MINLOC/MAXLOC pair of a value type, the Fortran type of a class and size. */
+static void test_queries(void) {
+  MPI_Datatype v, m, p;
+  MPI_Type_vector(3, 2, 4, MPI_INT, &v); /* ints 0,1, 4,5, 8,9: extent 40, size 24 */
+  MPI_Count size = 0, lb = -1, ext = 0, tlb = -1, text = 0;
+  MPI_Type_size_x(v, &size);
+  MPI_Type_get_extent_x(v, &lb, &ext);
+  MPI_Type_get_true_extent_x(v, &tlb, &text);
+  CHECK(size == 24 && lb == 0 && ext == 40 && tlb == 0 && text == 40, "_x queries: %lld %lld %lld %lld %lld",
+        (long long)size, (long long)lb, (long long)ext, (long long)tlb, (long long)text);
+  MPI_Type_free(&v);
+  MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &p);
+  CHECK(p == MPI_DOUBLE_INT, "value index of (MPI_DOUBLE, MPI_INT) is MPI_DOUBLE_INT");
+  MPI_Type_get_value_index(MPI_CHAR, MPI_INT, &p);
+  CHECK(p == MPI_DATATYPE_NULL, "no pair for (MPI_CHAR, MPI_INT)");
+  MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m);
+  CHECK(m == MPI_REAL8, "MPI_Type_match_size(REAL, 8) is MPI_REAL8");
+  MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &m);
+  CHECK(m == MPI_COMPLEX16, "MPI_Type_match_size(COMPLEX, 16) is MPI_COMPLEX16");
 }
 
 int main(int argc, char **argv) {
@@ -685,6 +709,7 @@ int main(int argc, char **argv) {
   test_external32();
   test_get_elements();
   test_bottom();
+  test_queries();
   test_errors();
   return finish("dt_types");
 }
