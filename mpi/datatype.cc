@@ -268,67 +268,77 @@ static uint64_t status_bytes(const MPI_Status *st) {
   return status_bytes_of(st);
 }
 
+// MPI_Type_size in each width: an int cannot hold more than INT_MAX (MPI_UNDEFINED then).
+template <typename T>
+int size_query(const char *fn_, MPI_Datatype datatype, T *size) {
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
+  PAMIR_CHECK(nullptr, size, MPI_ERR_ARG, "size is NULL");
+  *size = std::is_same_v<T, int> && t->size > INT_MAX ? T(MPI_UNDEFINED) : T(t->size);
+  return MPI_SUCCESS;
+}
+
+// MPI_Type_get_extent and MPI_Type_get_true_extent in each width.
+template <typename T>
+int bounds_query(const char *fn_, MPI_Datatype datatype, T *lb, T *extent, bool true_bounds) {
+  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
+  PAMIR_CHECK(nullptr, lb && extent, MPI_ERR_ARG,
+              true_bounds ? "true_lb or true_extent is NULL" : "lb or extent is NULL");
+  *lb = T(true_bounds ? t->true_lb : t->lb);
+  *extent = T(true_bounds ? t->true_extent : t->extent);
+  return MPI_SUCCESS;
+}
+
 }  // namespace pamir::mpi
 
 using namespace pamir::mpi;
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size) {
   PAMIR_ENTER("MPI_Type_size");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, size, MPI_ERR_ARG, "size is NULL");
-  *size = t->size > INT_MAX ? MPI_UNDEFINED : int(t->size);
-  return MPI_SUCCESS;
+  return size_query(fn_, datatype, size);
 }
 PAMIR_ALIAS(Type_size);
-
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) {
   PAMIR_ENTER("MPI_Type_size_c");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, size, MPI_ERR_ARG, "size is NULL");
-  *size = t->size;
-  return MPI_SUCCESS;
+  return size_query(fn_, datatype, size);
 }
 PAMIR_ALIAS(Type_size_c);
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {  // MPI 3's name of the _c form
+  PAMIR_ENTER("MPI_Type_size_x");
+  return size_query(fn_, datatype, size);
+}
+PAMIR_ALIAS(Type_size_x);
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
   PAMIR_ENTER("MPI_Type_get_extent");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, lb && extent, MPI_ERR_ARG, "lb or extent is NULL");
-  *lb = t->lb;
-  *extent = t->extent;
-  return MPI_SUCCESS;
+  return bounds_query(fn_, datatype, lb, extent, false);
 }
 PAMIR_ALIAS(Type_get_extent);
-
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
   PAMIR_ENTER("MPI_Type_get_extent_c");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, lb && extent, MPI_ERR_ARG, "lb or extent is NULL");
-  *lb = t->lb;
-  *extent = t->extent;
-  return MPI_SUCCESS;
+  return bounds_query(fn_, datatype, lb, extent, false);
 }
 PAMIR_ALIAS(Type_get_extent_c);
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
+  PAMIR_ENTER("MPI_Type_get_extent_x");
+  return bounds_query(fn_, datatype, lb, extent, false);
+}
+PAMIR_ALIAS(Type_get_extent_x);
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) {
   PAMIR_ENTER("MPI_Type_get_true_extent");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, true_lb && true_extent, MPI_ERR_ARG, "true_lb or true_extent is NULL");
-  *true_lb = t->true_lb;
-  *true_extent = t->true_extent;
-  return MPI_SUCCESS;
+  return bounds_query(fn_, datatype, true_lb, true_extent, true);
 }
 PAMIR_ALIAS(Type_get_true_extent);
-
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
   PAMIR_ENTER("MPI_Type_get_true_extent_c");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, true_lb && true_extent, MPI_ERR_ARG, "true_lb or true_extent is NULL");
-  *true_lb = t->true_lb;
-  *true_extent = t->true_extent;
-  return MPI_SUCCESS;
+  return bounds_query(fn_, datatype, true_lb, true_extent, true);
 }
 PAMIR_ALIAS(Type_get_true_extent_c);
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
+  PAMIR_ENTER("MPI_Type_get_true_extent_x");
+  return bounds_query(fn_, datatype, true_lb, true_extent, true);
+}
+PAMIR_ALIAS(Type_get_true_extent_x);
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
   PAMIR_ENTER("MPI_Type_get_name");
@@ -398,36 +408,6 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Get_elements_x);
-
-// The MPI 3 `_x` queries: the `_c` ones under their older names.
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
-  PAMIR_ENTER("MPI_Type_size_x");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, size, MPI_ERR_ARG, "size is NULL");
-  *size = t->size;
-  return MPI_SUCCESS;
-}
-PAMIR_ALIAS(Type_size_x);
-
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
-  PAMIR_ENTER("MPI_Type_get_extent_x");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, lb && extent, MPI_ERR_ARG, "lb or extent is NULL");
-  *lb = t->lb;
-  *extent = t->extent;
-  return MPI_SUCCESS;
-}
-PAMIR_ALIAS(Type_get_extent_x);
-
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
-  PAMIR_ENTER("MPI_Type_get_true_extent_x");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
-  PAMIR_CHECK(nullptr, true_lb && true_extent, MPI_ERR_ARG, "true_lb or true_extent is NULL");
-  *true_lb = t->true_lb;
-  *true_extent = t->true_extent;
-  return MPI_SUCCESS;
-}
-PAMIR_ALIAS(Type_get_true_extent_x);
 
 // MPI 4.1: the predefined pair of a value type and an index type for MINLOC/MAXLOC, MPI_DATATYPE_NULL
 // where MPI defines none.

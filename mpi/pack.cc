@@ -73,28 +73,53 @@ bool is_external32(const char *datarep) {
   return datarep && std::strcmp(datarep, "external32") == 0;
 }
 
+// The native forms name a communicator (its error handler reports), the external ones a representation.
+int representation(const char *fn_, const char *datarep, MPI_Comm comm, Comm *&c) {
+  if (!datarep) {
+    c = PAMIR_COMM(comm);
+    return MPI_SUCCESS;
+  }
+  PAMIR_CHECK(nullptr, is_external32(datarep), MPI_ERR_UNSUPPORTED_DATAREP,
+              "data representation \"%s\" is not \"external32\"", datarep);
+  return MPI_SUCCESS;
+}
+
+// The checks MPI_Pack and MPI_Unpack (and their external32 forms) share: the representation, or the
+// communicator; the type; the count; the position and size of the packed buffer; the user's buffer.
+// On success `d` is the user's data and `packed` the place in the packed buffer (nothing when empty).
+template <typename C>
+int prologue(const char *fn_, const char *datarep, MPI_Comm comm, MPI_Datatype datatype, const void *user,
+             C count, const void *packed_buf, C packed_size, C *position, bool packing, Datatype *&t, Data &d,
+             uint8_t *&packed) {
+  Comm *c = nullptr;
+  if (int rc = representation(fn_, datarep, comm, c)) return rc;
+  t = PAMIR_TYPE(c, datatype);
+  const char *const which = packing ? "in" : "out";
+  PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative %scount %lld", which, (long long)count);
+  PAMIR_CHECK(c, position, MPI_ERR_ARG, "position is NULL");
+  PAMIR_CHECK(c, *position >= 0 && packed_size >= 0, MPI_ERR_ARG, "negative position %lld or %s %lld",
+              (long long)*position, packing ? "outsize" : "insize", (long long)packed_size);
+  PAMIR_CHECK(c, buffer_ok(user, count, t), MPI_ERR_BUFFER, "%sbuf is NULL with %scount %lld", which, which,
+              (long long)count);
+  d = data_of(t, user, uint64_t(count));
+  PAMIR_CHECK(c, d.bytes <= uint64_t(packed_size) && uint64_t(*position) <= uint64_t(packed_size) - d.bytes,
+              MPI_ERR_TRUNCATE, "%llu bytes do not fit at position %lld of a %lld-byte packed buffer",
+              (unsigned long long)d.bytes, (long long)*position, (long long)packed_size);
+  PAMIR_CHECK(c, packed_buf || d.bytes == 0, MPI_ERR_BUFFER, "%s is NULL", packing ? "outbuf" : "inbuf");
+  packed = d.bytes ? static_cast<uint8_t *>(const_cast<void *>(packed_buf)) + *position : nullptr;
+  return MPI_SUCCESS;
+}
+
 template <typename C>
 int pack(const char *fn_, const char *datarep, const void *inbuf, C incount, MPI_Datatype datatype,
          void *outbuf, C outsize, C *position, MPI_Comm comm) {
-  Comm *c = nullptr;
-  if (!datarep)
-    c = PAMIR_COMM(comm);
-  else
-    PAMIR_CHECK(nullptr, is_external32(datarep), MPI_ERR_UNSUPPORTED_DATAREP,
-                "data representation \"%s\" is not \"external32\"", datarep);
-  Datatype *t = PAMIR_TYPE(c, datatype);
-  PAMIR_CHECK(c, incount >= 0, MPI_ERR_COUNT, "negative incount %lld", (long long)incount);
-  PAMIR_CHECK(c, position, MPI_ERR_ARG, "position is NULL");
-  PAMIR_CHECK(c, *position >= 0 && outsize >= 0, MPI_ERR_ARG, "negative position %lld or outsize %lld",
-              (long long)*position, (long long)outsize);
-  PAMIR_CHECK(c, buffer_ok(inbuf, incount, t), MPI_ERR_BUFFER, "inbuf is NULL with incount %lld",
-              (long long)incount);
-  const Data d = data_of(t, inbuf, uint64_t(incount));
-  PAMIR_CHECK(c, d.bytes <= uint64_t(outsize) && uint64_t(*position) <= uint64_t(outsize) - d.bytes,
-              MPI_ERR_TRUNCATE, "%llu bytes do not fit at position %lld of a %lld-byte buffer",
-              (unsigned long long)d.bytes, (long long)*position, (long long)outsize);
-  PAMIR_CHECK(c, outbuf || d.bytes == 0, MPI_ERR_BUFFER, "outbuf is NULL");
-  uint8_t *out = static_cast<uint8_t *>(outbuf) + *position;
+  Datatype *t;
+  Data d;
+  uint8_t *out;
+  if (int rc =
+          prologue(fn_, datarep, comm, datatype, inbuf, incount, outbuf, outsize, position, true, t, d, out))
+    return rc;
+  if (!d.bytes) return MPI_SUCCESS;
   pack_data(d, out);
   if (datarep) convert(t, uint64_t(incount), out, true);
   *position += C(d.bytes);
@@ -104,26 +129,14 @@ int pack(const char *fn_, const char *datarep, const void *inbuf, C incount, MPI
 template <typename C>
 int unpack(const char *fn_, const char *datarep, const void *inbuf, C insize, C *position, void *outbuf,
            C outcount, MPI_Datatype datatype, MPI_Comm comm) {
-  Comm *c = nullptr;
-  if (!datarep)
-    c = PAMIR_COMM(comm);
-  else
-    PAMIR_CHECK(nullptr, is_external32(datarep), MPI_ERR_UNSUPPORTED_DATAREP,
-                "data representation \"%s\" is not \"external32\"", datarep);
-  Datatype *t = PAMIR_TYPE(c, datatype);
-  PAMIR_CHECK(c, outcount >= 0, MPI_ERR_COUNT, "negative outcount %lld", (long long)outcount);
-  PAMIR_CHECK(c, position, MPI_ERR_ARG, "position is NULL");
-  PAMIR_CHECK(c, *position >= 0 && insize >= 0, MPI_ERR_ARG, "negative position %lld or insize %lld",
-              (long long)*position, (long long)insize);
-  PAMIR_CHECK(c, buffer_ok(outbuf, outcount, t), MPI_ERR_BUFFER, "outbuf is NULL with outcount %lld",
-              (long long)outcount);
-  const Data d = data_of(t, outbuf, uint64_t(outcount));
-  PAMIR_CHECK(c, d.bytes <= uint64_t(insize) && uint64_t(*position) <= uint64_t(insize) - d.bytes,
-              MPI_ERR_TRUNCATE, "%llu bytes are wanted at position %lld of a %lld-byte buffer",
-              (unsigned long long)d.bytes, (long long)*position, (long long)insize);
-  PAMIR_CHECK(c, inbuf || d.bytes == 0, MPI_ERR_BUFFER, "inbuf is NULL");
-  const uint8_t *in = static_cast<const uint8_t *>(inbuf) + *position;
-  if (datarep && d.bytes) {
+  Datatype *t;
+  Data d;
+  uint8_t *in;
+  if (int rc =
+          prologue(fn_, datarep, comm, datatype, outbuf, outcount, inbuf, insize, position, false, t, d, in))
+    return rc;
+  if (!d.bytes) return MPI_SUCCESS;
+  if (datarep) {
     // The input is the caller's and stays as it is: convert a copy.
     std::vector<uint8_t> native(in, in + d.bytes);
     convert(t, uint64_t(outcount), native.data(), false);
@@ -139,11 +152,7 @@ template <typename C>
 int pack_size(const char *fn_, const char *datarep, C incount, MPI_Datatype datatype, MPI_Comm comm,
               C *size) {
   Comm *c = nullptr;
-  if (!datarep)
-    c = PAMIR_COMM(comm);
-  else
-    PAMIR_CHECK(nullptr, is_external32(datarep), MPI_ERR_UNSUPPORTED_DATAREP,
-                "data representation \"%s\" is not \"external32\"", datarep);
+  if (int rc = representation(fn_, datarep, comm, c)) return rc;
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, incount >= 0, MPI_ERR_COUNT, "negative incount %lld", (long long)incount);
   PAMIR_CHECK(c, size, MPI_ERR_ARG, "size is NULL");

@@ -150,6 +150,8 @@ class Context {
   void check_rdv_sends();
   // Non-contiguous data (pami/protocols/typed.cc, seed 003).
   bool push_typed(Peer &p, Request *r);
+  template <typename Send>
+  bool push_packets(dev::Device *d, Request *r, Send &&send);  // pami/protocols/packets.h
   void on_msg_self_typed(const MsgHeader &h, Request *s);
   void fill_typed(Request *r, uint64_t offset, const void *data, size_t len);
   ssize_t pull_typed(Request *r, uint32_t src_task, const RdvSource &src);

@@ -6,6 +6,7 @@
 
 #include "datatype/signature.h"
 #include "pami/context.h"
+#include "pami/protocols/packets.h"
 
 namespace pamir {
 
@@ -81,34 +82,9 @@ bool Context::push(Peer &p, Request *r) {
   }
   if (r->layout) [[unlikely]]
     return push_typed(p, r);
-  if (!r->started) {
-    bool sent;
-    size_t n;
-    if (r->rdv == kRdvResend) {
-      RdvDataHeader h{r->rdv_cookie, r->bytes};
-      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
-      sent = d->try_send(r->peer_task, kDispatchRdvData, &h, sizeof h, buf, n);
-    } else if (r->sig) [[unlikely]] {
-      MsgSigHeader h{{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0},
-                     r->sig};
-      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
-      sent = d->try_send(r->peer_task, kDispatchMsgSig, &h, sizeof h, buf, n);
-    } else {
-      MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
-      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
-      sent = d->try_send(r->peer_task, kDispatchMsg, &h, sizeof h, buf, n);
-    }
-    if (!sent) return false;
-    r->started = true;
-    r->offset = n;
-  }
-  const size_t chunk = d->max_payload(0);
-  while (r->offset < r->bytes) {
-    size_t n = std::min<uint64_t>(r->bytes - r->offset, chunk);
-    if (!d->try_send(r->peer_task, kDispatchFrag, nullptr, 0, buf + r->offset, n)) return false;
-    r->offset += n;
-  }
-  return true;
+  return push_packets(d, r, [d, r, buf](uint16_t dispatch, const void *hdr, uint32_t hdr_len, size_t n) {
+    return d->try_send(r->peer_task, dispatch, hdr, hdr_len, buf + r->offset, n);
+  });
 }
 
 void Context::push_pending() {

@@ -15,6 +15,7 @@
 #include "datatype/chunks.h"
 #include "datatype/layout.h"
 #include "pami/context.h"
+#include "pami/protocols/packets.h"
 
 namespace pamir {
 
@@ -59,36 +60,11 @@ bool Context::push_typed(Peer &p, Request *r) {
   c.seek(r->offset);
   Packer packer{r->buf, &c};
   const dev::Device::Fill fill{pack_into_packet, &packer};
-  if (!r->started) {
-    bool sent;
-    size_t n;
-    if (r->rdv == kRdvResend) {
-      RdvDataHeader h{r->rdv_cookie, r->bytes};
-      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
-      sent = d->try_send_fill(r->peer_task, kDispatchRdvData, &h, sizeof h, n, fill);
-    } else if (r->sig) {
-      MsgSigHeader h{{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0},
-                     r->sig};
-      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
-      sent = d->try_send_fill(r->peer_task, kDispatchMsgSig, &h, sizeof h, n, fill);
-    } else {
-      MsgHeader h{match_bits(r->ctx, r->source, r->tag), r->bytes, r->sync ? uint64_t(uintptr_t(r)) : 0};
-      n = std::min<uint64_t>(r->bytes, d->max_payload(sizeof h));
-      sent = d->try_send_fill(r->peer_task, kDispatchMsg, &h, sizeof h, n, fill);
-    }
-    if (!sent) return false;
+  return push_packets(d, r, [d, r, &fill](uint16_t dispatch, const void *hdr, uint32_t hdr_len, size_t n) {
+    if (!d->try_send_fill(r->peer_task, dispatch, hdr, hdr_len, n, fill)) return false;
     ++stats().dt_packed_packets;
-    r->started = true;
-    r->offset = n;
-  }
-  const size_t chunk = d->max_payload(0);
-  while (r->offset < r->bytes) {
-    const size_t n = std::min<uint64_t>(r->bytes - r->offset, chunk);
-    if (!d->try_send_fill(r->peer_task, kDispatchFrag, nullptr, 0, n, fill)) return false;
-    ++stats().dt_packed_packets;
-    r->offset += n;
-  }
-  return true;
+    return true;
+  });
 }
 
 // on_msg() for a send to self with a layout: a matching receive gets the common chunks of the two
