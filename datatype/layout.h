@@ -47,6 +47,11 @@ struct Layout {
     for (const Loop &l : loops) n = l.count && n > UINT64_MAX / l.count ? UINT64_MAX : n * l.count;
     return n;
   }
+  // Average bytes of a contiguous piece (before pieces that touch across passes merge).
+  uint64_t average_piece() const {
+    const uint64_t p = pieces();
+    return p ? size / p : size;
+  }
   // Basic elements in one element.
   uint64_t basic_count() const {
     uint64_t n = 0;

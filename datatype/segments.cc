@@ -70,15 +70,7 @@ bool Cursor::next(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
 bool Cursor::step(uint64_t max, int64_t &offset, uint64_t &length) noexcept {
   while (block_ < blocks_) {
     if (seg_ == nsegs_) {
-      // Next pass: advance the innermost loop, carrying outwards.
-      seg_ = 0;
-      ++block_;
-      for (size_t k = 0; k < nloops_; ++k) {
-        base_ += loops_[k].stride;
-        if (++idx_[k] < loops_[k].count) break;
-        base_ -= int64_t(idx_[k]) * loops_[k].stride;
-        idx_[k] = 0;
-      }
+      next_pass();
       continue;
     }
     const Segment &s = segs_[seg_];
@@ -107,18 +99,21 @@ void Cursor::seek(uint64_t pos) noexcept {
 }
 
 namespace {
-// Walks up to n bytes of the layout and hands each piece's (layout offset, contiguous offset, length)
-// to `move`: the one loop under pack and unpack.
-template <typename Move>
-uint64_t walk(Cursor &c, uint64_t n, Move move) noexcept {
-  uint64_t done = 0;
-  int64_t off = 0;
-  uint64_t len = 0;
-  while (done < n && c.next(n - done, off, len)) {
-    move(off, done, len);
-    done += len;
+// Copies of the small sizes basic types have are inlined; the rest go to memcpy.
+inline void copy(void *to, const void *from, uint64_t len) noexcept {
+  switch (len) {
+    case 4:
+      std::memcpy(to, from, 4);
+      break;
+    case 8:
+      std::memcpy(to, from, 8);
+      break;
+    case 16:
+      std::memcpy(to, from, 16);
+      break;
+    default:
+      std::memcpy(to, from, len);
   }
-  return done;
 }
 }  // namespace
 
@@ -126,16 +121,16 @@ uint64_t walk(Cursor &c, uint64_t n, Move move) noexcept {
 uint64_t pack(const void *base, Cursor &c, void *out, uint64_t max) noexcept {
   const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   char *o = static_cast<char *>(out);
-  return walk(c, max, [&](int64_t off, uint64_t at, uint64_t len) {
-    std::memcpy(o + at, reinterpret_cast<const void *>(b + uintptr_t(off)), len);
+  return c.walk(max, [&](int64_t off, uint64_t at, uint64_t len) {
+    copy(o + at, reinterpret_cast<const void *>(b + uintptr_t(off)), len);
   });
 }
 
 uint64_t unpack(void *base, Cursor &c, const void *in, uint64_t n) noexcept {
   const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   const char *i = static_cast<const char *>(in);
-  return walk(c, n, [&](int64_t off, uint64_t at, uint64_t len) {
-    std::memcpy(reinterpret_cast<void *>(b + uintptr_t(off)), i + at, len);
+  return c.walk(n, [&](int64_t off, uint64_t at, uint64_t len) {
+    copy(reinterpret_cast<void *>(b + uintptr_t(off)), i + at, len);
   });
 }
 

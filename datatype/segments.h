@@ -6,6 +6,7 @@
 // form from its constructors.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -41,6 +42,30 @@ class Cursor {
   // The next contiguous piece, of at most `max` bytes (max > 0): its offset from the buffer's origin
   // and its length. False once every byte has been yielded.
   bool next(uint64_t max, int64_t &offset, uint64_t &length) noexcept;
+  // Hands up to n bytes to move(offset in the layout, offset in the contiguous stream, length), piece by
+  // piece without joining pieces that touch (a copy does not care how the bytes are cut), inline so that
+  // layouts of many small pieces cost a few instructions per piece. Returns the bytes handed.
+  template <typename Move>
+  uint64_t walk(uint64_t n, Move &&move) noexcept {
+    uint64_t done = 0;
+    while (done < n && block_ < blocks_) {
+      if (seg_ == nsegs_) {
+        next_pass();
+        continue;
+      }
+      const Segment &s = segs_[seg_];
+      const uint64_t len = std::min(n - done, s.length - within_);
+      move(base_ + s.offset + int64_t(within_), done, len);
+      done += len;
+      pos_ += len;
+      within_ += len;
+      if (within_ == s.length) {
+        ++seg_;
+        within_ = 0;
+      }
+    }
+    return done;
+  }
   // Moves to byte `pos` of the data (0 <= pos <= total()); the next piece starts there.
   void seek(uint64_t pos) noexcept;
 
@@ -51,6 +76,17 @@ class Cursor {
   bool step(uint64_t max, int64_t &offset, uint64_t &length) noexcept;  // one segment's piece, unmerged
 
   void set_block(uint64_t block) noexcept;  // loop indices of the block-th pass over the segments
+  // To the next pass over the segments: the innermost loop advances, carrying outwards.
+  void next_pass() noexcept {
+    seg_ = 0;
+    ++block_;
+    for (size_t k = 0; k < nloops_; ++k) {
+      base_ += loops_[k].stride;
+      if (++idx_[k] < loops_[k].count) return;
+      base_ -= int64_t(idx_[k]) * loops_[k].stride;
+      idx_[k] = 0;
+    }
+  }
 
   const Segment *segs_;
   size_t nsegs_;

@@ -14,18 +14,29 @@ std::string shm_segment_path(const std::string &nspace, const std::string &hostn
   return "/dev/shm/pamir-" + std::to_string(getuid()) + "-" + nspace + "-" + hostname;
 }
 
-static pmix_proc_t *as_proc(void *p) { return static_cast<pmix_proc_t *>(p); }
+static pmix_proc_t *as_proc(void *p) {
+  return static_cast<pmix_proc_t *>(p);
+}
 
 static bool get_u32(const pmix_proc_t *who, const char *key, uint32_t &out) {
   pmix_value_t *v = nullptr;
   if (PMIx_Get(who, key, nullptr, 0, &v) != PMIX_SUCCESS || !v) return false;
   bool ok = true;
   switch (v->type) {
-    case PMIX_UINT32: out = v->data.uint32; break;
-    case PMIX_UINT16: out = v->data.uint16; break;
-    case PMIX_INT: out = uint32_t(v->data.integer); break;
-    case PMIX_UINT64: out = uint32_t(v->data.uint64); break;
-    default: ok = false;
+    case PMIX_UINT32:
+      out = v->data.uint32;
+      break;
+    case PMIX_UINT16:
+      out = v->data.uint16;
+      break;
+    case PMIX_INT:
+      out = uint32_t(v->data.integer);
+      break;
+    case PMIX_UINT64:
+      out = uint32_t(v->data.uint64);
+      break;
+    default:
+      ok = false;
   }
   PMIX_VALUE_RELEASE(v);
   return ok;
@@ -36,8 +47,9 @@ int Bootstrap::init(std::string &why) {
   gethostname(host, sizeof host - 1);
   hostname_ = host;
   // Started by hand: no PMIx server to look for, so do not pay PMIx_Init's failed connect.
-  if (!std::getenv("PMIX_NAMESPACE") && !std::getenv("PMIX_SERVER_URI41") && !std::getenv("PMIX_SERVER_URI4") &&
-      !std::getenv("PMIX_SERVER_URI3") && !std::getenv("PMIX_SERVER_URI2")) {
+  if (!std::getenv("PMIX_NAMESPACE") && !std::getenv("PMIX_SERVER_URI41") &&
+      !std::getenv("PMIX_SERVER_URI4") && !std::getenv("PMIX_SERVER_URI3") &&
+      !std::getenv("PMIX_SERVER_URI2")) {
     nspace_ = "singleton." + std::to_string(getpid());
     return 0;
   }

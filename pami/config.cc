@@ -52,16 +52,21 @@ Setting check_signature{"PAMIR_CHECK_SIGNATURE", "0", Type::Bool,
                         "does not start with that signature fails with MPI_ERR_TYPE (MPI_BYTE and MPI_PACKED "
                         "match anything); sends then skip the one-packet fast path",
                         nullptr};
+Setting dt_chunk_min{"PAMIR_DT_CHUNK_MIN", "8K", Type::Size,
+                     "a rendezvous between non-contiguous layouts whose average contiguous piece (on the "
+                     "smaller side) is below this goes through the shared-memory rings, packed and unpacked, "
+                     "instead of one cross-memory read of many small pieces (0: always read)",
+                     nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER)",
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{&send_protocols,  &put_protocols, &get_protocols,   &stats,
-                                     &shm_ring_size,   &spin_count,    &sleep_max_us,    &device,
-                                     &yield_when_idle, &shm_cma,       &shm_shared_copy, &verbose,
-                                     &check_signature, &fault};
+  static std::vector<Setting *> list{
+      &send_protocols,  &put_protocols, &get_protocols,   &stats,           &shm_ring_size,
+      &spin_count,      &sleep_max_us,  &device,          &yield_when_idle, &shm_cma,
+      &shm_shared_copy, &verbose,       &check_signature, &dt_chunk_min,    &fault};
   return list;
 }
 

@@ -67,6 +67,7 @@ int Context::init(std::string &why) {
       shared_copy_ = boot_.local_size() <= usable_cpus();
       break;
   }
+  dt_chunk_min_ = config::dt_chunk_min.number;
 
   if (boot_.local_size() > 1) {
     dev::ShmParams p;

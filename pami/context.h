@@ -184,6 +184,7 @@ class Context {
   List<Request> rdv_sends_;       // rendezvous sends waiting for their acknowledgment
   bool fault_rdma_read_ = false;  // PAMIR_FAULT=rdma-read: every rendezvous read fails
   bool shared_copy_ = true;       // PAMIR_SHM_SHARED_COPY: large rendezvous copied by both ends
+  uint64_t dt_chunk_min_ = 0;     // PAMIR_DT_CHUNK_MIN: smaller average pieces go through the rings
   Matcher matcher_;
   // The receive whose layout the last packet was unpacked into, and where in it: a message's packets
   // arrive in order, so the next one continues there instead of seeking from the start.

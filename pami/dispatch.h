@@ -52,6 +52,7 @@ struct RdvSource {
   uint64_t nsegs = 0;
   uint64_t loops = 0;
   uint64_t nloops = 0;
+  uint64_t piece = 0;  // the origin's average contiguous piece in bytes (the whole message if contiguous)
   int64_t extent = 0;
   uint64_t count = 0;
 };
@@ -66,6 +67,8 @@ struct RtsHeader {
 struct ResendHeader {
   uint64_t ack_ref;        // names the origin's send
   uint64_t target_cookie;  // the matched receive, echoed in RdvDataHeader
+  uint64_t refused;        // 1: the target cannot read the origin (later large messages go eagerly);
+                           // 0: it chose packets for this message (layouts of small pieces)
 };
 
 struct RdvDataHeader {

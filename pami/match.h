@@ -26,11 +26,18 @@ constexpr uint32_t kMaxRanks = 1u << 20;
 constexpr unsigned kContextIds = 1u << 16;
 
 inline uint64_t match_bits(uint16_t ctx, int32_t src, int32_t tag) {
-  return (uint64_t(ctx) << 48) | (uint64_t(uint32_t(src) & 0xFFFFF) << 28) | uint64_t(uint32_t(tag) & 0xFFFFFFF);
+  return (uint64_t(ctx) << 48) | (uint64_t(uint32_t(src) & 0xFFFFF) << 28) |
+         uint64_t(uint32_t(tag) & 0xFFFFFFF);
 }
-inline uint16_t bits_ctx(uint64_t b) { return uint16_t(b >> 48); }
-inline int32_t bits_src(uint64_t b) { return int32_t((b >> 28) & 0xFFFFF); }
-inline int32_t bits_tag(uint64_t b) { return int32_t(b & 0xFFFFFFF); }
+inline uint16_t bits_ctx(uint64_t b) {
+  return uint16_t(b >> 48);
+}
+inline int32_t bits_src(uint64_t b) {
+  return int32_t((b >> 28) & 0xFFFFF);
+}
+inline int32_t bits_tag(uint64_t b) {
+  return int32_t(b & 0xFFFFFFF);
+}
 
 // A message that arrived before its receive. Small payloads live inline; the object is recycled.
 struct Unexpected : ListNode {
@@ -39,8 +46,8 @@ struct Unexpected : ListNode {
   int32_t src;
   int32_t tag;
   uint32_t src_task;
-  uint64_t total;     // message length
-  uint64_t received;  // bytes arrived so far
+  uint64_t total;        // message length
+  uint64_t received;     // bytes arrived so far
   uint64_t sync_cookie;  // nonzero: the sender waits for a match ack
   uint8_t *data;
   Request *claimed;  // a receive that matched it before all of it arrived

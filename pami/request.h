@@ -70,7 +70,7 @@ struct Request : ListNode {
   // Buffer: contiguous bytes, or with `layout` set, `elems` elements of that layout from `buf` (seed 003;
   // `bytes` is then their data bytes, and the layout must outlive the operation).
   void *buf = nullptr;
-  uint64_t bytes = 0;        // send: message length; receive: buffer capacity
+  uint64_t bytes = 0;  // send: message length; receive: buffer capacity
   const dt::Layout *layout = nullptr;
   uint64_t elems = 0;
   // PAMIR_CHECK_SIGNATURE. Send: the hash of the message's type signature (0: not checked). Receive:

@@ -39,6 +39,7 @@ void print_stats(int rank) {
       {"rdv.origin_helped_bytes", s.rdv_helped_bytes},
       {"dt.chunk_reads", s.dt_chunk_reads},
       {"dt.chunks", s.dt_chunks},
+      {"dt.pushed", s.dt_pushed},
       {"dt.packed_packets", s.dt_packed_packets},
       {"dt.unpacked_packets", s.dt_unpacked_packets},
   };

@@ -28,6 +28,8 @@ struct Stats {
   // layouts, the chunks, and packets packed straight from a layout or unpacked straight into one.
   uint64_t dt_chunk_reads = 0;
   uint64_t dt_chunks = 0;
+  uint64_t dt_pushed =
+      0;  // target: rendezvous between layouts of small pieces it had pushed through the rings
   uint64_t dt_packed_packets = 0;
   uint64_t dt_unpacked_packets = 0;
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};

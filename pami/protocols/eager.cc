@@ -73,6 +73,7 @@ bool Context::push(Peer &p, Request *r) {
   if (r->rdv == kRdvRts) {
     RtsHeader h{
         match_bits(r->ctx, r->source, r->tag), r->bytes, {uint64_t(uintptr_t(r->buf)), r->ack_ref}, r->sig};
+    h.src.piece = r->bytes;
     if (r->layout) rdv_describe(r, h.src);
     if (!d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0)) return false;
     r->rdv = kRdvWait;

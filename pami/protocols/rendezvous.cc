@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "datatype/layout.h"
 #include "pami/config.h"
 #include "pami/context.h"
 
@@ -74,7 +75,17 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
   ssize_t got = 0;
   uint64_t done = 0;
   if (r->layout || src.segs) [[unlikely]] {
-    // Either side is not contiguous: common chunks, straight from the origin's layout into ours.
+    // Either side is not contiguous: common chunks, straight from the origin's layout into ours -- unless
+    // the pieces are small, when a process_vm_readv of many small iovecs (each pins its pages anew) loses
+    // to the origin packing them into the rings and us unpacking them out (no buffer either way).
+    const uint64_t mine = r->layout ? r->layout->average_piece() : r->bytes;
+    if (std::min(mine, src.piece) < dt_chunk_min_) {
+      ++stats().dt_pushed;
+      r->ack_ref = ack_ref;
+      ResendHeader h{ack_ref, uint64_t(uintptr_t(r)), 0};
+      send_control(src_task, kDispatchResend, &h, sizeof h);
+      return;
+    }
     got = pull_typed(r, src_task, src);
     done = r->status.bytes - r->rdv_counter;
   } else if (r->rdv_counter >= kShareMin && shared_copy_ && d->share_supported() &&
@@ -107,7 +118,7 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
                    "large messages through the shared-memory rings\n",
                    self_, src_task, std::strerror(int(-got)));
     r->ack_ref = ack_ref;
-    ResendHeader h{ack_ref, uint64_t(uintptr_t(r))};
+    ResendHeader h{ack_ref, uint64_t(uintptr_t(r)), 1};
     send_control(src_task, kDispatchResend, &h, sizeof h);
     return;
   }
@@ -165,12 +176,14 @@ void Context::help(Request *r) {
 
 void Context::on_resend(uint32_t src_task, const ResendHeader &h) {
   Peer &p = peers_[src_task];
-  if (!p.rdv_refused && config::verbose.flag)
-    std::fprintf(stderr,
-                 "pamir: rank %u: rank %u cannot read this process's memory: large messages to it "
-                 "go through the shared-memory rings from now on\n",
-                 self_, src_task);
-  p.rdv_refused = true;
+  if (h.refused) {
+    if (!p.rdv_refused && config::verbose.flag)
+      std::fprintf(stderr,
+                   "pamir: rank %u: rank %u cannot read this process's memory: large messages to it "
+                   "go through the shared-memory rings from now on\n",
+                   self_, src_task);
+    p.rdv_refused = true;
+  }
   Request *r = nullptr;
   rdv_sends_.for_each([&](Request *x) {
     if (!r && x->peer_task == src_task && x->ack_ref == h.ack_ref) r = x;

@@ -50,6 +50,7 @@ void Context::rdv_describe(const Request *r, RdvSource &src) {
   src.nloops = r->layout->loops.size();
   src.extent = r->layout->extent();
   src.count = r->elems;
+  src.piece = r->layout->average_piece();
 }
 
 // push() for a request with a layout: the same packets, their payload packed by the device's fill call.

@@ -275,21 +275,24 @@ fi
 
 # --- derived datatypes (seed 003) ---
 # dt_types: constructors and random type trees against the naive model of typemap.h, contents, external32,
-# errors. dt_transfer: different layouts on the two sides at every protocol, with CMA refused (the data is
-# then packed into and unpacked out of packets) and with a table that sends everything above 200 bytes by
-# rendezvous. dt_signature: PAMIR_CHECK_SIGNATURE on every path, and no check without it. dt_coll: collectives between derived and contiguous types leave the gaps alone.
-# dt_zero_copy: no allocation of 64 KiB or more during an 8 MiB transfer, and by the counters
-# the data moved as chunk reads, never through packets.
+# errors. dt_transfer: different layouts on the two sides at every protocol: by default rendezvous of small
+# pieces go through the rings; PAMIR_DT_CHUNK_MIN=0 makes every one read common chunks, also where CMA is
+# refused (the target then asks for packets anyway); a table sends everything above 200 bytes by
+# rendezvous. dt_signature: PAMIR_CHECK_SIGNATURE on every path, and no check without it. dt_coll:
+# collectives between derived and contiguous types leave the gaps alone. dt_zero_copy: no allocation of
+# 64 KiB or more during an 8 MiB transfer, by chunk reads and through the rings, with the counters
+# showing which path moved the data.
 if has dt_types; then
   ok_case dt_types.np1 0 1 -- dt_types
   [ "$quick" != 1 ] && ok_case dt_types.np2.seed7 0 2 -- dt_types 7
 fi
 if has dt_transfer; then
   ok_case dt_transfer.np2 0 2 -- dt_transfer
-  ok_case dt_transfer.refuse_cma 0 2 TEST_REFUSE_CMA=1 -- dt_transfer 11
+  ok_case dt_transfer.refuse_cma 0 2 TEST_REFUSE_CMA=1 PAMIR_DT_CHUNK_MIN=0 -- dt_transfer 11
   if [ "$quick" != 1 ]; then
     ok_case dt_transfer.np3 0 3 -- dt_transfer 5
     ok_case dt_transfer.rdv_from_200 0 2 PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma -- dt_transfer 9
+    ok_case dt_transfer.chunk_reads 0 2 PAMIR_DT_CHUNK_MIN=0 PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma -- dt_transfer 15
     ok_case dt_transfer.eager_only 0 2 PAMIR_SEND_PROTOCOLS=eager -- dt_transfer 13
   fi
 fi
@@ -304,15 +307,28 @@ fi
 # Not in the sanitizer pass (PAMIR_TEST_QUICK=1): its malloc interposition cannot share the process with
 # AddressSanitizer's allocator.
 if has dt_zero_copy && [ "$quick" != 1 ]; then
-  if run dt_zero_copy 0 2 PAMIR_STATS=1 -- dt_zero_copy; then
-    e="$work/dt_zero_copy.err"
-    if grep -Eq "rank 1 dt.chunk_reads [1-9]" "$e" && grep -Eq "rank 0 dt.chunk_reads [1-9]" "$e" &&
-      [ "$(grep -Ec "rank [01] dt\.(packed|unpacked)_packets 0$" "$e")" = 4 ]; then
-      pass "dt_zero_copy ($(tail -1 "$work/dt_zero_copy.out"))"
-    else
-      fail dt_zero_copy "counters: $(grep -E 'dt\.' "$e" | tr '\n' '|')"
+  # PAMIR_DT_CHUNK_MIN=0: every rendezvous between layouts reads common chunks; by default these 4 KiB
+  # pieces are below the 8K bound and go through the rings, packed and unpacked. Neither allocates.
+  for mode in read push; do
+    name=dt_zero_copy.$mode
+    min=0
+    [ $mode = push ] && min=8K
+    if run $name 0 2 PAMIR_STATS=1 PAMIR_DT_CHUNK_MIN=$min -- dt_zero_copy; then
+      e="$work/$name.err"
+      if [ $mode = read ]; then
+        grep -Eq "rank 1 dt.chunk_reads [1-9]" "$e" && grep -Eq "rank 0 dt.chunk_reads [1-9]" "$e" &&
+          [ "$(grep -Ec "rank [01] dt\.(packed|unpacked)_packets 0$" "$e")" = 4 ]
+      else
+        grep -Eq "rank 1 dt.pushed [1-9]" "$e" && grep -Eq "rank 0 dt.pushed [1-9]" "$e" &&
+          [ "$(grep -Ec "rank [01] dt\.chunk_reads 0$" "$e")" = 2 ]
+      fi
+      if [ $? = 0 ]; then
+        pass "$name ($(tail -1 "$work/$name.out"))"
+      else
+        fail $name "counters: $(grep -E 'dt\.' "$e" | tr '\n' '|')"
+      fi
     fi
-  fi
+  done
 fi
 # --- end derived datatypes ---
 
