@@ -40,4 +40,14 @@ class ChunkWalker {
   uint64_t sl_ = 0, dl_ = 0;
 };
 
+// Hands the first n bytes (n <= both totals) to move(source offset, destination offset, length), one
+// common piece at a time, inline and without joining pieces: for copies in one address space, where the
+// number of pieces matters less than the cost of each (a send to self).
+template <typename Move>
+uint64_t for_each_common(Cursor &src, Cursor &dst, uint64_t n, Move &&move) noexcept {
+  return src.walk(n, [&](int64_t soff, uint64_t, uint64_t len) {
+    dst.walk(len, [&](int64_t doff, uint64_t at, uint64_t l) { move(soff + int64_t(at), doff, l); });
+  });
+}
+
 }  // namespace pamir::dt

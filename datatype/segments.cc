@@ -98,31 +98,12 @@ void Cursor::seek(uint64_t pos) noexcept {
   within_ = rest;
 }
 
-namespace {
-// Copies of the small sizes basic types have are inlined; the rest go to memcpy.
-inline void copy(void *to, const void *from, uint64_t len) noexcept {
-  switch (len) {
-    case 4:
-      std::memcpy(to, from, 4);
-      break;
-    case 8:
-      std::memcpy(to, from, 8);
-      break;
-    case 16:
-      std::memcpy(to, from, 16);
-      break;
-    default:
-      std::memcpy(to, from, len);
-  }
-}
-}  // namespace
-
 // The base may be MPI_BOTTOM, a null pointer with absolute offsets: addresses are computed as integers.
 uint64_t pack(const void *base, Cursor &c, void *out, uint64_t max) noexcept {
   const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   char *o = static_cast<char *>(out);
   return c.walk(max, [&](int64_t off, uint64_t at, uint64_t len) {
-    copy(o + at, reinterpret_cast<const void *>(b + uintptr_t(off)), len);
+    copy_piece(o + at, reinterpret_cast<const void *>(b + uintptr_t(off)), len);
   });
 }
 
@@ -130,7 +111,7 @@ uint64_t unpack(void *base, Cursor &c, const void *in, uint64_t n) noexcept {
   const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   const char *i = static_cast<const char *>(in);
   return c.walk(n, [&](int64_t off, uint64_t at, uint64_t len) {
-    copy(reinterpret_cast<void *>(b + uintptr_t(off)), i + at, len);
+    copy_piece(reinterpret_cast<void *>(b + uintptr_t(off)), i + at, len);
   });
 }
 

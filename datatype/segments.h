@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace pamir::dt {
@@ -104,6 +105,23 @@ class Cursor {
   uint64_t within_ = 0;
   uint64_t pos_ = 0;
 };
+
+// One piece of a copy between layouts: the sizes of basic types are copied inline, the rest by memcpy.
+inline void copy_piece(void *to, const void *from, uint64_t len) noexcept {
+  switch (len) {
+    case 4:
+      std::memcpy(to, from, 4);
+      break;
+    case 8:
+      std::memcpy(to, from, 8);
+      break;
+    case 16:
+      std::memcpy(to, from, 16);
+      break;
+    default:
+      std::memcpy(to, from, len);
+  }
+}
 
 // Copies up to `max` bytes of the data `c` describes (relative to `base`) into `out`, from the cursor's
 // position on; returns the bytes copied.

@@ -80,13 +80,12 @@ void Context::on_msg_self_typed(const MsgHeader &h, Request *s) {
     set_recv_status(r, src, tag, h.total);
     if (s->sig) check_signature(r, s->sig, h.total);
     dt::Cursor rc = cursor_of(r, one_r);
-    dt::ChunkWalker w(sc, rc);
-    dt::Chunk ch;
     // Integer addresses: either base may be MPI_BOTTOM (null) with absolute offsets.
     const uintptr_t from = uintptr_t(s->buf), to = uintptr_t(r->buf);
-    while (w.next(UINT64_MAX, ch))
-      std::memcpy(reinterpret_cast<void *>(to + uintptr_t(ch.dst)),
-                  reinterpret_cast<const void *>(from + uintptr_t(ch.src)), ch.length);
+    dt::for_each_common(sc, rc, r->status.bytes, [from, to](int64_t src, int64_t dst, uint64_t len) {
+      dt::copy_piece(reinterpret_cast<void *>(to + uintptr_t(dst)),
+                     reinterpret_cast<const void *>(from + uintptr_t(src)), len);
+    });
     if (h.sync_cookie) send_ack(self_, h.sync_cookie);
     finish_recv(r);
     return;
