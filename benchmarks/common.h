@@ -1,6 +1,6 @@
 /*
  * Shared helpers for Pamir's OSU-compatible benchmarks (latency, bw, bibw, multi_lat, mbw_mr,
- * allreduce).
+ * allreduce) and the derived-datatype ones (latency -D, halo, dt_commit).
  *
  * Plain MPI + C99 + POSIX: no Pamir-specific calls, so the same sources build with any MPI's mpicc.
  * Output follows OSU micro-benchmarks 7.4 (header lines, "# Size" column 10 wide, values 18 wide with
@@ -9,9 +9,12 @@
  * Options (as OSU's): -m [MIN:]MAX  message sizes, -i ITER  timed iterations, -x WARMUP  untimed
  * iterations, -W WINDOW (bandwidth tests), -f  min/max/iterations columns (allreduce), -c  validate
  * every received byte or reduced element (prints a Validation column; exit status 1 when any size
- * fails), -v version, -h help. Not in OSU: --precision N prints
+ * fails), -v version, -h help, and for latency -D/--ddt TYPE (OSU 7.x's derived-datatype mode:
+ * "vect:STRIDE:BLOCK" or "cont", see latency.c). Not in OSU: --precision N prints
  * N decimals instead of 2 (sub-microsecond latencies need 3 for a meaningful ratio), and
  * --iterations-large N / --warmup-large N set the counts above 8 KiB alone (-i and -x set both).
+ * halo takes -m [MIN:]MAX as the range of the cube edge N (not bytes) and its "large" counts apply
+ * above N = 64; dt_commit takes no -m (see the programs).
  */
 #ifndef PAMIR_BENCH_COMMON_H
 #define PAMIR_BENCH_COMMON_H
@@ -33,7 +36,20 @@ static int bench_precision = BENCH_PRECISION;
 #define BENCH_MAX_SIZE ((size_t)1 << 22)   /* 4 MiB, OSU's MAX_MESSAGE_SIZE */
 #define BENCH_LARGE_SIZE ((size_t)8192)    /* above this, the "large" loop counts apply */
 
-enum bench_kind { BENCH_LATENCY, BENCH_BW, BENCH_BIBW, BENCH_MULTI_LAT, BENCH_MBW_MR, BENCH_ALLREDUCE };
+enum bench_kind {
+  BENCH_LATENCY, BENCH_BW, BENCH_BIBW, BENCH_MULTI_LAT, BENCH_MBW_MR, BENCH_ALLREDUCE,
+  BENCH_HALO,     /* halo.c: sizes are the cube edge N, 16..256 */
+  BENCH_DT_COMMIT /* dt_commit.c: no sizes; -i/-x count the later transfers */
+};
+
+/* OSU 7.x -D/--ddt (latency only): none, "cont" (MPI_Type_contiguous of the size) or
+ * "vect:STRIDE:BLOCK" (MPI_Type_vector(size / STRIDE, BLOCK, STRIDE, MPI_CHAR)). */
+enum bench_ddt { BENCH_DDT_NONE, BENCH_DDT_CONT, BENCH_DDT_VECT };
+
+#define BENCH_HALO_MIN_N 16
+#define BENCH_HALO_MAX_N 256
+#define BENCH_HALO_LIMIT_N 400 /* (N+2)^3 doubles must stay addressable by the -c pattern */
+#define BENCH_HALO_LARGE_N 64  /* above this N, the "large" loop counts apply */
 
 /* Loop counts and sizes as OSU 7.4: latency-type (osu_latency, osu_multi_lat), bandwidth-type
  * (osu_bw, osu_bibw, osu_mbw_mr: window of 64) and collective (osu_allreduce: up to 1 MiB). */
@@ -55,28 +71,54 @@ struct bench_options {
   int window;
   int validate;
   int full; /* -f (allreduce): also min, max and iterations */
+  enum bench_ddt ddt; /* -D (latency) */
+  long ddt_stride;    /* bytes, vect only */
+  long ddt_block;     /* bytes, vect only */
 };
 
 static inline void bench_usage(const char *name, enum bench_kind kind) {
   const int lat = bench_kind_latency(kind), coll = kind == BENCH_ALLREDUCE;
+  const int halo = kind == BENCH_HALO, dtc = kind == BENCH_DT_COMMIT;
   printf("Usage: %s [options]\n", name);
   printf("Options:\n");
-  printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s)\n",
-         lat ? "0:4194304" : coll ? "4:1048576" : "1:4194304");
-  printf("  -i, --iterations ITER         timed iterations per size (default %s)\n",
-         lat ? "10000, 1000 above 8 KiB" : coll ? "1000, 100 above 8 KiB" : "100, 20 above 8 KiB");
-  printf("  -x, --warmup WARMUP           untimed warm-up iterations per size (default %s)\n",
-         lat ? "100, 10 above 8 KiB" : coll ? "100, 10 above 8 KiB" : "10, 2 above 8 KiB");
+  if (halo)
+    printf("  -m, --message-size [MIN:]MAX  cube edges N = MIN..MAX in powers of two (default 16:256)\n");
+  else if (!dtc)
+    printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s)\n",
+           lat ? "0:4194304" : coll ? "4:1048576" : "1:4194304");
+  if (dtc) {
+    printf("  -i, --iterations ITER         timed later transfers (default 1000)\n");
+    printf("  -x, --warmup WARMUP           untimed transfers between the first and the timed ones\n"
+           "                                (default 10)\n");
+  } else if (halo) {
+    printf("  -i, --iterations ITER         timed exchanges per N (default 1000, 100 above N = 64)\n");
+    printf("  -x, --warmup WARMUP           untimed exchanges per N (default 100, 10 above N = 64)\n");
+  } else {
+    printf("  -i, --iterations ITER         timed iterations per size (default %s)\n",
+           lat ? "10000, 1000 above 8 KiB" : coll ? "1000, 100 above 8 KiB" : "100, 20 above 8 KiB");
+    printf("  -x, --warmup WARMUP           untimed warm-up iterations per size (default %s)\n",
+           lat ? "100, 10 above 8 KiB" : coll ? "100, 10 above 8 KiB" : "10, 2 above 8 KiB");
+  }
+  if (kind == BENCH_LATENCY)
+    printf("  -D, --ddt TYPE                send and receive one derived datatype per message, as OSU\n"
+           "                                7.x: vect:STRIDE:BLOCK = MPI_Type_vector(size / STRIDE,\n"
+           "                                BLOCK, STRIDE, MPI_CHAR); cont = MPI_Type_contiguous(size,\n"
+           "                                MPI_CHAR); adds a Transmit Size column (bytes moved)\n");
   if (bench_kind_window(kind))
     printf("  -W, --window-size WINDOW      messages in flight per iteration (default 64)\n");
   if (coll)
     printf("  -f, --full                    also print min and max latency over the ranks and the\n"
            "                                iteration count\n");
   printf("  -c, --validation              check every received %s; adds a Validation column\n",
-         coll ? "element of the result" : "byte");
+         coll ? "element of the result" : halo ? "halo element (and the untouched rest)"
+         : "byte (and, with a datatype, that the gaps are untouched)");
   printf("      --precision N             decimals in the value column (default 2, as OSU)\n");
-  printf("      --iterations-large N      timed iterations above 8 KiB only (after -i)\n");
-  printf("      --warmup-large N          warm-up iterations above 8 KiB only (after -x)\n");
+  if (!dtc) {
+    printf("      --iterations-large N      timed iterations above %s only (after -i)\n",
+           halo ? "N = 64" : "8 KiB");
+    printf("      --warmup-large N          warm-up iterations above %s only (after -x)\n",
+           halo ? "N = 64" : "8 KiB");
+  }
   printf("  -v, --version                 print the version and exit\n");
   printf("  -h, --help                    print this help and exit\n");
   fflush(stdout);
@@ -107,7 +149,7 @@ static inline const char *bench_long_to_short(const char *arg) {
   static const char *map[][2] = {
       {"--message-size", "-m"}, {"--iterations", "-i"}, {"--warmup", "-x"},
       {"--window-size", "-W"},  {"--validation", "-c"}, {"--version", "-v"},
-      {"--help", "-h"},         {"--full", "-f"},
+      {"--help", "-h"},         {"--full", "-f"},           {"--ddt", "-D"},
   };
   size_t i;
   for (i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -125,12 +167,19 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
   const char *name = argv[0] ? argv[0] : "benchmark";
   o->min_size = bench_kind_latency(kind) ? 0 : kind == BENCH_ALLREDUCE ? 4 : 1;
   o->max_size = kind == BENCH_ALLREDUCE ? BENCH_COLL_MAX_SIZE : BENCH_MAX_SIZE;
-  if (bench_kind_latency(kind)) {
+  if (kind == BENCH_HALO) {
+    o->min_size = BENCH_HALO_MIN_N;
+    o->max_size = BENCH_HALO_MAX_N;
+  }
+  if (kind == BENCH_DT_COMMIT) {
+    o->iterations = o->iterations_large = 1000;
+    o->skip = o->skip_large = 10;
+  } else if (bench_kind_latency(kind)) {
     o->iterations = 10000;
     o->skip = 100;
     o->iterations_large = 1000;
     o->skip_large = 10;
-  } else if (kind == BENCH_ALLREDUCE) {
+  } else if (kind == BENCH_ALLREDUCE || kind == BENCH_HALO) {
     o->iterations = 1000;
     o->skip = 100;
     o->iterations_large = 100;
@@ -144,6 +193,8 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
   o->window = 64;
   o->validate = 0;
   o->full = 0;
+  o->ddt = BENCH_DDT_NONE;
+  o->ddt_stride = o->ddt_block = 0;
 
   for (i = 1; i < argc; i++) {
     const char *a = bench_long_to_short(argv[i]);
@@ -174,7 +225,7 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
       return -1;
     }
     opt = a[1];
-    if (opt == 'm' || opt == 'i' || opt == 'x' || opt == 'W') {
+    if (opt == 'm' || opt == 'i' || opt == 'x' || opt == 'W' || opt == 'D') {
       if (i + 1 >= argc) {
         if (rank == 0) fprintf(stderr, "%s: option -%c needs a value\n", name, opt);
         return -1;
@@ -185,6 +236,10 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
       case 'm': {
         const char *colon = strchr(val, ':');
         int ok;
+        if (kind == BENCH_DT_COMMIT) {
+          if (rank == 0) fprintf(stderr, "%s: option -m does not apply (no message sizes)\n", name);
+          return -1;
+        }
         if (colon) {
           char buf[64];
           size_t n = (size_t)(colon - val);
@@ -195,11 +250,44 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
         } else {
           ok = bench_parse_size(val, &o->max_size);
         }
-        if (!ok || o->min_size > o->max_size) {
-          if (rank == 0) fprintf(stderr, "%s: invalid message size range '%s'\n", name, val);
+        if (!ok || o->min_size > o->max_size ||
+            (kind == BENCH_HALO && (o->min_size < 1 || o->max_size > BENCH_HALO_LIMIT_N))) {
+          if (rank == 0) fprintf(stderr, "%s: invalid %s range '%s'\n", name,
+                                 kind == BENCH_HALO ? "N (1..400)" : "message size", val);
           return -1;
         }
         break;
+      }
+      case 'D': {
+        /* OSU 7.x omb_ddt_process_options: "vect:STRIDE:BLOCK", "cont" ("indx:FILE" not here). */
+        long st = 0, bl = 0;
+        char buf[64], *c2;
+        if (kind != BENCH_LATENCY) {
+          if (rank == 0) fprintf(stderr, "%s: unknown option '%s'\n", name, argv[i]);
+          return -1;
+        }
+        if (strcmp(val, "cont") == 0) {
+          o->ddt = BENCH_DDT_CONT;
+          break;
+        }
+        if (strncmp(val, "vect:", 5) == 0 && strlen(val + 5) < sizeof buf) {
+          strcpy(buf, val + 5);
+          c2 = strchr(buf, ':');
+          if (c2) {
+            *c2 = '\0';
+            if (bench_parse_long(buf, &st, 1) && bench_parse_long(c2 + 1, &bl, 1) && bl <= st &&
+                st <= (long)BENCH_MAX_SIZE) {
+              o->ddt = BENCH_DDT_VECT;
+              o->ddt_stride = st;
+              o->ddt_block = bl;
+              break;
+            }
+          }
+        }
+        if (rank == 0)
+          fprintf(stderr, "%s: invalid datatype '%s' (vect:STRIDE:BLOCK with 1 <= BLOCK <= STRIDE, "
+                  "or cont)\n", name, val);
+        return -1;
       }
       case 'i':
         if (!bench_parse_long(val, &o->iterations, 1)) {
@@ -307,26 +395,51 @@ static inline size_t bench_check(const unsigned char *buf, size_t n, uint32_t se
   return bad;
 }
 
+/* The number of 8-byte words (or tail) in which a and b differ. */
+static inline size_t bench_diff(const unsigned char *a, const unsigned char *b, size_t n) {
+  size_t k, words = n / 8, bad = 0;
+  for (k = 0; k < words; k++)
+    if (memcmp(a + 8 * k, b + 8 * k, 8) != 0) bad++;
+  if (n > 8 * words && memcmp(a + 8 * words, b + 8 * words, n - 8 * words) != 0) bad++;
+  return bad;
+}
+
 static inline int bench_count_ok(const MPI_Status *st, size_t size) {
   int count = -1;
   MPI_Get_count(st, MPI_CHAR, &count);
   return count >= 0 && (size_t)count == size;
 }
 
-static inline void bench_print_header(const char *title, const char *column, int validate) {
+/* With `extra` (OSU's "Transmit Size" of -D, say) a last column after Validation, as OSU puts it;
+ * `datatype` is the "# Datatype:" line's text, `size_column` the first column's heading. */
+static inline void bench_print_header_ex(const char *title, const char *datatype,
+                                         const char *size_column, const char *column, int validate,
+                                         const char *extra) {
   printf("# %s %s\n", title, BENCH_VERSION);
-  printf("# Datatype: MPI_CHAR.\n");
-  printf("%-*s%*s", BENCH_SIZE_WIDTH, "# Size", BENCH_FIELD_WIDTH, column);
+  printf("# Datatype: %s.\n", datatype);
+  printf("%-*s%*s", BENCH_SIZE_WIDTH, size_column, BENCH_FIELD_WIDTH, column);
   if (validate) printf("%*s", BENCH_FIELD_WIDTH, "Validation");
+  if (extra) printf("%*s", BENCH_FIELD_WIDTH, extra);
+  printf("\n");
+  fflush(stdout);
+}
+
+static inline void bench_print_header(const char *title, const char *column, int validate) {
+  bench_print_header_ex(title, "MPI_CHAR", "# Size", column, validate, NULL);
+}
+
+/* extra < 0: no extra column. */
+static inline void bench_print_row_ex(size_t size, double value, int validate, int failed,
+                                      long long extra) {
+  printf("%-*zu%*.*f", BENCH_SIZE_WIDTH, size, BENCH_FIELD_WIDTH, bench_precision, value);
+  if (validate) printf("%*s", BENCH_FIELD_WIDTH, failed ? "Fail" : "Pass");
+  if (extra >= 0) printf("%*lld", BENCH_FIELD_WIDTH, extra);
   printf("\n");
   fflush(stdout);
 }
 
 static inline void bench_print_row(size_t size, double value, int validate, int failed) {
-  printf("%-*zu%*.*f", BENCH_SIZE_WIDTH, size, BENCH_FIELD_WIDTH, bench_precision, value);
-  if (validate) printf("%*s", BENCH_FIELD_WIDTH, failed ? "Fail" : "Pass");
-  printf("\n");
-  fflush(stdout);
+  bench_print_row_ex(size, value, validate, failed, -1);
 }
 
 /*
