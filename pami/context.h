@@ -155,6 +155,15 @@ class Context {
   void on_msg_self_typed(const MsgHeader &h, Request *s);
   void fill_typed(Request *r, uint64_t offset, const void *data, size_t len);
   ssize_t pull_typed(Request *r, uint32_t src_task, const RdvSource &src);
+  void pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src);
+  void help_typed(Request *r, uint64_t desc);
+  void finish_shared(Request *r, uint32_t src_task, uint64_t ack_ref);
+  ssize_t read_layout(dev::Device *d, uint32_t task, uint64_t segs, uint64_t nsegs, uint64_t loops,
+                      uint64_t nloops, std::vector<dt::Segment> &seg_out, dt::Loop *loop_out);
+  ssize_t origin_cursor(Request *r, uint32_t src_task, const RdvSource &src, dt::Segment &one,
+                        dt::Cursor &out);
+  ssize_t move_chunks(dev::Device *d, uint32_t task, bool read, uintptr_t local_base, dt::Cursor &local,
+                      uintptr_t remote_base, dt::Cursor &remote, uint64_t len);
   static void rdv_describe(const Request *r, RdvSource &src);
   // One-sided transfers (pami/protocols/onesided.cc).
   void start_onesided(Request *r, uint64_t remote_addr, bool direct, uint64_t *counts, uint64_t *bytes);
@@ -199,6 +208,24 @@ class Context {
   // two iovec lists of a process_vm_readv. Kept between messages: a transfer allocates nothing once warm.
   std::vector<dt::Segment> origin_segs_;
   dt::Loop origin_loops_[dt::kMaxLoops];
+  // Shared copies: messages up to 2 MiB go in two halves, larger ones in 1 MiB pieces (fewer, larger
+  // calls win: each process_vm_readv/writev pins its pages anew, about 1.7 us per call here).
+  static uint64_t share_chunk(uint64_t n) {
+    return n <= (uint64_t(2) << 20) ? ((n / 2 + 4095) & ~uint64_t(4095)) : uint64_t(1) << 20;
+  }
+  // Flag of a shared copy's destination: it is the address of the target's ShareLayout, not its buffer.
+  static constexpr uint64_t kShareLayout = uint64_t(1) << 63;
+  // A shared copy between layouts: the target describes its layout here for the origin to read (one
+  // at a time: the target stays in pull_typed_shared until the copy is done); the origin reads it into
+  // target_segs_ / target_loops_.
+  struct ShareLayout {
+    uint64_t buf, segs, nsegs, loops, nloops;
+    int64_t extent;
+    uint64_t count;
+    dt::Segment one;  // a contiguous receive's one segment
+  } share_desc_{};
+  std::vector<dt::Segment> target_segs_;
+  dt::Loop target_loops_[dt::kMaxLoops];
   static constexpr unsigned kChunkBatch = 1024;  // IOV_MAX
   struct iovec chunk_local_[kChunkBatch], chunk_remote_[kChunkBatch];
   SendTable send_table_;

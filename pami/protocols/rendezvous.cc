@@ -27,12 +27,8 @@ namespace {
 // One read covers at most this much, so the target's counter moves as the data arrives.
 constexpr uint64_t kPullChunk = uint64_t(64) << 20;
 // Shared copies: from this size both ends move the data (below it the second call costs more than the
-// second core saves); messages up to kShareHalves go in two halves, larger ones in kShareChunk pieces.
-// Fewer, larger calls win because each process_vm_readv/writev call pins its pages anew (about 1.7 us
-// per call here).
+// second core saves); Context::share_chunk cuts them.
 constexpr uint64_t kShareMin = uint64_t(256) << 10;
-constexpr uint64_t kShareHalves = uint64_t(2) << 20;
-constexpr uint64_t kShareChunk = uint64_t(1) << 20;
 
 void spin_pause(bool yield) {
   if (yield)
@@ -74,22 +70,28 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
   stats().rdv_target_armed += r->rdv_counter;
   ssize_t got = 0;
   uint64_t done = 0;
+  const bool share =
+      r->rdv_counter >= kShareMin && shared_copy_ && d->share_supported() && d->remote_access(src_task) == 0;
   if (r->layout || src.segs) [[unlikely]] {
     // Either side is not contiguous: common chunks, straight from the origin's layout into ours -- unless
     // the pieces are small, when a process_vm_readv of many small iovecs (each pins its pages anew) loses
-    // to the origin packing them into the rings and us unpacking them out (no buffer either way).
+    // to the origin packing them into the rings and us unpacking them out (no buffer either way). Two
+    // cores sharing the reads move twice as fast, so sharing halves the piece size that pays.
     const uint64_t mine = r->layout ? r->layout->average_piece() : r->bytes;
-    if (std::min(mine, src.piece) < dt_chunk_min_) {
+    if (std::min(mine, src.piece) < (share ? dt_chunk_min_ / 2 : dt_chunk_min_)) {
       ++stats().dt_pushed;
       r->ack_ref = ack_ref;
       ResendHeader h{ack_ref, uint64_t(uintptr_t(r)), 0};
       send_control(src_task, kDispatchResend, &h, sizeof h);
       return;
     }
+    if (share) {
+      pull_typed_shared(r, src_task, src);
+      return;
+    }
     got = pull_typed(r, src_task, src);
     done = r->status.bytes - r->rdv_counter;
-  } else if (r->rdv_counter >= kShareMin && shared_copy_ && d->share_supported() &&
-             d->remote_access(src_task) == 0) {
+  } else if (share) {
     pull_shared(r, src_task, addr, ack_ref);
     return;
   }
@@ -134,9 +136,8 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
 void Context::pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref) {
   dev::Device *d = peers_[src_task].dev;
   const uint64_t n = r->rdv_counter;
-  const uint64_t chunk = n <= kShareHalves ? ((n / 2 + 4095) & ~uint64_t(4095)) : kShareChunk;
   ++stats().rdv_shared;
-  d->share_open(src_task, ack_ref, uint64_t(uintptr_t(r->buf)), n, chunk);
+  d->share_open(src_task, ack_ref, uint64_t(uintptr_t(r->buf)), n, share_chunk(n));
   uint64_t off = 0, len = 0;
   while (d->share_claim(src_task, ack_ref, off, len)) {
     struct iovec local = {static_cast<char *>(r->buf) + off, len};
@@ -144,7 +145,13 @@ void Context::pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t
     const ssize_t got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1);
     r->rdv_counter = d->share_moved(src_task, ack_ref, len, got == ssize_t(len) ? 0 : got < 0 ? got : -EIO);
   }
-  // Every chunk is claimed; the origin may still be moving its last one.
+  finish_shared(r, src_task, ack_ref);
+}
+
+// The end of a shared copy on the target: once every chunk is claimed the origin may still be moving its
+// last one; then the acknowledgment, with the first failure's status.
+void Context::finish_shared(Request *r, uint32_t src_task, uint64_t ack_ref) {
+  dev::Device *d = peers_[src_task].dev;
   while ((r->rdv_counter = d->share_remaining(src_task, ack_ref)) != 0) spin_pause(yield_);
   const int64_t status = d->share_status(src_task, ack_ref);
   ++stats().rdv_reads;
@@ -164,6 +171,10 @@ void Context::help(Request *r) {
   if (!dest) return;
   r->rdv = kRdvHelped;  // once: the chunks are all claimed when this returns
   if (peers_[r->peer_task].cma_refused || d->remote_access(r->peer_task) != 0) return;
+  if (dest & kShareLayout) {
+    help_typed(r, dest & ~kShareLayout);
+    return;
+  }
   uint64_t off = 0, len = 0;
   while (d->share_claim(self_, r->ack_ref, off, len)) {
     struct iovec local = {static_cast<char *>(r->buf) + off, len};

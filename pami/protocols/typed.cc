@@ -116,57 +116,151 @@ void Context::fill_typed(Request *r, uint64_t offset, const void *data, size_t l
   ++stats().dt_unpacked_packets;
 }
 
-// The target's read when either side is not contiguous. Returns 0 with r->rdv_counter at zero, or the
-// -errno of the first failed read with the counter at what is still missing.
-ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src) {
-  dev::Device *d = peers_[src_task].dev;
-  dt::Segment one_s{0, 0}, one_r{0, 0};
-  dt::Cursor sc(&one_s, 1, 0, 1);
-  if (src.segs) {
-    // The origin's segment list, from its memory: metadata, read once per message into scratch that is
-    // kept, so only the first message of a given size of list allocates.
-    if (origin_segs_.size() < src.nsegs) origin_segs_.resize(src.nsegs);
-    const uint64_t meta = src.nsegs * sizeof(dt::Segment);
-    struct iovec local = {origin_segs_.data(), meta};
-    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(src.segs)), meta};
-    const ssize_t got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1);
-    if (got != ssize_t(meta)) return got < 0 ? got : -EIO;
-    // And its loops (a handful at most).
-    if (src.nloops > dt::kMaxLoops - 1) return -EPROTO;
-    if (src.nloops) {
-      const uint64_t lbytes = src.nloops * sizeof(dt::Loop);
-      struct iovec ll = {origin_loops_, lbytes};
-      struct iovec rl = {reinterpret_cast<void *>(uintptr_t(src.loops)), lbytes};
-      const ssize_t g = d->read_remote(src_task, &ll, 1, &rl, 1);
-      if (g != ssize_t(lbytes)) return g < 0 ? g : -EIO;
-    }
-    sc = dt::Cursor(origin_segs_.data(), src.nsegs, origin_loops_, src.nloops, src.extent, src.count);
-  } else {
-    one_s = {0, r->status.sent_bytes};
-    sc = dt::Cursor(&one_s, 1, int64_t(one_s.length), 1);
+// Reads a peer's segments and loops (its committed layout) into scratch that is kept between messages.
+ssize_t Context::read_layout(dev::Device *d, uint32_t task, uint64_t segs, uint64_t nsegs, uint64_t loops,
+                             uint64_t nloops, std::vector<dt::Segment> &seg_out, dt::Loop *loop_out) {
+  if (nloops > dt::kMaxLoops - 1) return -EPROTO;
+  if (seg_out.size() < nsegs) seg_out.resize(nsegs);
+  const uint64_t meta = nsegs * sizeof(dt::Segment), lbytes = nloops * sizeof(dt::Loop);
+  struct iovec local[2] = {{seg_out.data(), meta}, {loop_out, lbytes}};
+  struct iovec remote[2] = {{reinterpret_cast<void *>(uintptr_t(segs)), meta},
+                            {reinterpret_cast<void *>(uintptr_t(loops)), lbytes}};
+  const ssize_t got =
+      fault_rdma_read_ ? -EFAULT : d->read_remote(task, local, nloops ? 2 : 1, remote, nloops ? 2 : 1);
+  return got == ssize_t(meta + lbytes) ? 0 : got < 0 ? got : -EIO;
+}
+
+// The cursor over a rendezvous message's data in the origin's memory: its layout, read from it, or its
+// contiguous buffer as the one segment `one`.
+ssize_t Context::origin_cursor(Request *r, uint32_t src_task, const RdvSource &src, dt::Segment &one,
+                               dt::Cursor &out) {
+  if (!src.segs) {
+    one = {0, r->status.sent_bytes};
+    out = dt::Cursor(&one, 1, int64_t(one.length), 1);
+    return 0;
   }
-  dt::Cursor rc = cursor_of(r, one_r);
-  dt::ChunkWalker w(sc, rc);
-  const uintptr_t base = uintptr_t(r->buf);  // may be MPI_BOTTOM: absolute offsets
+  if (ssize_t e = read_layout(peers_[src_task].dev, src_task, src.segs, src.nsegs, src.loops, src.nloops,
+                              origin_segs_, origin_loops_))
+    return e;
+  out = dt::Cursor(origin_segs_.data(), src.nsegs, origin_loops_, src.nloops, src.extent, src.count);
+  return 0;
+}
+
+// Moves `len` bytes between this process and `task`, from the two cursors' positions on: read (the
+// peer's layout is the source) or write (ours is). Common chunks go in batches of up to kChunkBatch, one
+// process_vm_readv/writev per batch with both iovec lists built from the chunks. Returns 0 or -errno.
+ssize_t Context::move_chunks(dev::Device *d, uint32_t task, bool read, uintptr_t local_base,
+                             dt::Cursor &local, uintptr_t remote_base, dt::Cursor &remote, uint64_t len) {
+  dt::ChunkWalker w(read ? remote : local, read ? local : remote);
+  uint64_t moved = 0;
   dt::Chunk ch;
-  for (;;) {
+  while (moved < len) {
     unsigned n = 0;
     uint64_t batch = 0;
-    while (n < kChunkBatch && w.next(kMaxChunk, ch)) {
-      chunk_local_[n] = {reinterpret_cast<void *>(base + uintptr_t(ch.dst)), ch.length};
-      chunk_remote_[n] = {reinterpret_cast<void *>(uintptr_t(src.addr + uint64_t(ch.src))), ch.length};
+    while (n < kChunkBatch && moved + batch < len && w.next(std::min(kMaxChunk, len - moved - batch), ch)) {
+      const int64_t lo = read ? ch.dst : ch.src, ro = read ? ch.src : ch.dst;
+      chunk_local_[n] = {reinterpret_cast<void *>(local_base + uintptr_t(lo)), ch.length};
+      chunk_remote_[n] = {reinterpret_cast<void *>(remote_base + uintptr_t(ro)), ch.length};
       batch += ch.length;
       ++n;
     }
-    if (n == 0) break;
-    const ssize_t got =
-        fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, chunk_local_, n, chunk_remote_, n);
+    if (n == 0) return -EIO;  // a layout ended before `len` bytes
+    const ssize_t got = fault_rdma_read_ && read ? -EFAULT
+                        : read                   ? d->read_remote(task, chunk_local_, n, chunk_remote_, n)
+                                                 : d->write_remote(task, chunk_local_, n, chunk_remote_, n);
     ++stats().dt_chunk_reads;
     stats().dt_chunks += n;
     if (got != ssize_t(batch)) return got < 0 ? got : -EIO;
-    r->rdv_counter -= batch;
+    moved += batch;
   }
-  return r->rdv_counter == 0 ? 0 : -EIO;
+  return 0;
+}
+
+// The target's read when either side is not contiguous. Returns 0 with r->rdv_counter at zero, or the
+// -errno of the first failed read with the counter at what is still missing.
+ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src) {
+  dt::Segment one_s{0, 0}, one_r{0, 0};
+  dt::Cursor sc(&one_s, 1, 0, 1);
+  if (ssize_t e = origin_cursor(r, src_task, src, one_s, sc)) return e;
+  dt::Cursor rc = cursor_of(r, one_r);
+  const ssize_t e = move_chunks(peers_[src_task].dev, src_task, true, uintptr_t(r->buf), rc,
+                                uintptr_t(src.addr), sc, r->rdv_counter);
+  if (e == 0) r->rdv_counter = 0;
+  return e;
+}
+
+// A shared copy between layouts (seed 001's shared copy, seed 003's common chunks): the target describes
+// its layout in share_desc_ and opens the share with that description's address (flagged); both ends
+// claim ranges of the message's bytes and move each range's common chunks, the target reading, the
+// origin writing.
+void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src) {
+  dev::Device *d = peers_[src_task].dev;
+  dt::Segment one_s{0, 0}, one_r{0, 0};
+  dt::Cursor sc(&one_s, 1, 0, 1);
+  if (ssize_t e = origin_cursor(r, src_task, src, one_s, sc)) {
+    r->status.error = Err::rdma;
+    r->status.sys_errno = int32_t(-e);
+    d->ack_write(src_task, src.ack_ref, kRdvAckBytes, e);
+    request_complete(r);
+    return;
+  }
+  const dt::Cursor rc = cursor_of(r, one_r);
+  ShareLayout &desc = share_desc_;
+  desc.buf = uint64_t(uintptr_t(r->buf));
+  if (r->layout) {
+    desc.segs = uint64_t(uintptr_t(r->layout->segs.data()));
+    desc.nsegs = r->layout->segs.size();
+    desc.loops = uint64_t(uintptr_t(r->layout->loops.data()));
+    desc.nloops = r->layout->loops.size();
+    desc.extent = r->layout->extent();
+    desc.count = r->elems;
+  } else {
+    desc.one = {0, r->bytes};
+    desc.segs = uint64_t(uintptr_t(&desc.one));
+    desc.nsegs = 1;
+    desc.loops = desc.nloops = 0;
+    desc.extent = int64_t(r->bytes);
+    desc.count = 1;
+  }
+  const uint64_t n = r->rdv_counter;
+  ++stats().rdv_shared;
+  d->share_open(src_task, src.ack_ref, uint64_t(uintptr_t(&desc)) | kShareLayout, n, share_chunk(n));
+  uint64_t off = 0, len = 0;
+  while (d->share_claim(src_task, src.ack_ref, off, len)) {
+    dt::Cursor s2 = sc, r2 = rc;
+    s2.seek(off);
+    r2.seek(off);
+    const ssize_t e = move_chunks(d, src_task, true, uintptr_t(r->buf), r2, uintptr_t(src.addr), s2, len);
+    r->rdv_counter = d->share_moved(src_task, src.ack_ref, len, e);
+  }
+  finish_shared(r, src_task, src.ack_ref);
+}
+
+// The origin's part of a shared copy between layouts: reads the target's description and layout, then
+// claims ranges and writes their common chunks.
+void Context::help_typed(Request *r, uint64_t desc_addr) {
+  dev::Device *d = peers_[r->peer_task].dev;
+  ShareLayout desc;
+  struct iovec local = {&desc, sizeof desc};
+  struct iovec remote = {reinterpret_cast<void *>(uintptr_t(desc_addr)), sizeof desc};
+  if (d->read_remote(r->peer_task, &local, 1, &remote, 1) != ssize_t(sizeof desc))
+    return;  // the target does it all
+  if (read_layout(d, r->peer_task, desc.segs, desc.nsegs, desc.loops, desc.nloops, target_segs_,
+                  target_loops_))
+    return;
+  const dt::Cursor tc(target_segs_.data(), desc.nsegs, target_loops_, desc.nloops, desc.extent, desc.count);
+  dt::Segment one{0, 0};
+  const dt::Cursor oc = cursor_of(r, one);
+  uint64_t off = 0, len = 0;
+  while (d->share_claim(self_, r->ack_ref, off, len)) {
+    dt::Cursor o2 = oc, t2 = tc;
+    o2.seek(off);
+    t2.seek(off);
+    const ssize_t e =
+        move_chunks(d, r->peer_task, false, uintptr_t(r->buf), o2, uintptr_t(desc.buf), t2, len);
+    d->share_moved(self_, r->ack_ref, len, e);
+    stats().rdv_helped_bytes += len;
+  }
 }
 
 }  // namespace pamir

@@ -287,6 +287,37 @@ static void test_random_pairs(unsigned seed, int n) {
   }
 }
 
+/* Pieces of kilobytes on both sides, a megabyte in all: by default read as common chunks by both ends at
+ * once (the shared copy between layouts), in both directions and with either side contiguous. */
+static void test_large_pieces(void) {
+  typemap dbl = tm_basic(8, 8), bm = tm_basic(1, 1);
+  MPI_Datatype v, x;
+  MPI_Type_vector(128, 1024, 1100, MPI_DOUBLE, &v); /* 128 pieces of 8 KiB */
+  MPI_Type_commit(&v);
+  typemap vm = tm_hvector(128, 1024, 1100 * 8, &dbl);
+  int bl[256], d[256];
+  long lbl[256], ld[256];
+  for (int i = 0; i < 256; ++i) { /* 256 pieces of 4 KiB, 3 doubles apart */
+    bl[i] = 512;
+    d[i] = i * 515;
+    lbl[i] = 512;
+    ld[i] = d[i] * 8L;
+  }
+  MPI_Type_indexed(256, bl, d, MPI_DOUBLE, &x);
+  MPI_Type_commit(&x);
+  typemap xm = tm_hindexed(256, lbl, ld, &dbl);
+  exchange(0, 1, v, &vm, 1, x, &xm, 1, 0, "1 MiB vector of 8 KiB pieces -> indexed of 4 KiB pieces");
+  exchange(1, 0, x, &xm, 1, v, &vm, 1, 1, "1 MiB indexed of 4 KiB pieces -> vector of 8 KiB pieces");
+  exchange(0, 1, v, &vm, 1, MPI_BYTE, &bm, 1 << 20, 0, "1 MiB vector of 8 KiB pieces -> bytes");
+  exchange(1, 0, MPI_BYTE, &bm, 1 << 20, x, &xm, 1, 0, "1 MiB of bytes -> indexed of 4 KiB pieces");
+  MPI_Type_free(&v);
+  MPI_Type_free(&x);
+  tm_free(&dbl);
+  tm_free(&bm);
+  tm_free(&vm);
+  tm_free(&xm);
+}
+
 /* MPI_Type_free while the send is in flight: the operation keeps the type alive. */
 static void test_free_in_flight(void) {
   const int n = 200000;
@@ -333,6 +364,7 @@ int main(int argc, char **argv) {
     test_subarray_faces(8);
     test_subarray_faces(64);
     test_random_pairs(seed, 300);
+    test_large_pieces();
     test_free_in_flight();
   }
   MPI_Barrier(MPI_COMM_WORLD);

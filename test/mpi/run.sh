@@ -307,16 +307,17 @@ fi
 # Not in the sanitizer pass (PAMIR_TEST_QUICK=1): its malloc interposition cannot share the process with
 # AddressSanitizer's allocator.
 if has dt_zero_copy && [ "$quick" != 1 ]; then
-  # PAMIR_DT_CHUNK_MIN=0: every rendezvous between layouts reads common chunks; by default these 4 KiB
-  # pieces are below the 8K bound and go through the rings, packed and unpacked. Neither allocates.
+  # By default these 4 KiB pieces are read as common chunks by both ends (shared: at least half the 8K
+  # bound); PAMIR_DT_CHUNK_MIN=64K sends them through the rings, packed and unpacked. Neither allocates.
   for mode in read push; do
     name=dt_zero_copy.$mode
-    min=0
-    [ $mode = push ] && min=8K
+    min=8K
+    [ $mode = push ] && min=64K
     if run $name 0 2 PAMIR_STATS=1 PAMIR_DT_CHUNK_MIN=$min -- dt_zero_copy; then
       e="$work/$name.err"
       if [ $mode = read ]; then
         grep -Eq "rank 1 dt.chunk_reads [1-9]" "$e" && grep -Eq "rank 0 dt.chunk_reads [1-9]" "$e" &&
+          grep -Eq "rank 1 rdv.target_shared [1-9]" "$e" && grep -Eq "rank 0 rdv.origin_helped_bytes [1-9]" "$e" &&
           [ "$(grep -Ec "rank [01] dt\.(packed|unpacked)_packets 0$" "$e")" = 4 ]
       else
         grep -Eq "rank 1 dt.pushed [1-9]" "$e" && grep -Eq "rank 0 dt.pushed [1-9]" "$e" &&
