@@ -153,6 +153,7 @@ Layout displaced(const Layout &old, int64_t d) {
 
 Layout hindexed(size_t n, const uint64_t *blocklens, const int64_t *displs, const Layout &old) {
   Builder b;
+  b.out.segs.reserve(n * std::min<size_t>(old.segs.size(), 64));
   for (size_t i = 0; i < n; ++i) b.block(old, blocklens[i], displs[i]);
   return b.done();
 }

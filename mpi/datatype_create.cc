@@ -27,6 +27,15 @@ struct Contents {
   std::vector<MPI_Count> counts;
   std::vector<Datatype *> parts;
 
+  // Room for n counts and n addresses, so that a type of 10,000 blocks records them without regrowing.
+  void reserve(size_t n) {
+    if (large) {
+      counts.reserve(2 * n + 2);
+    } else {
+      ints.reserve(n + 2);
+      aints.reserve(n);
+    }
+  }
   // A count or an element displacement: an integer, or a large count for the `_c` forms.
   void count(MPI_Count v) {
     if (large)
@@ -142,6 +151,7 @@ int indexed(const char *fn_, C count, const C *blocklengths, bool one_length, co
   }
   PAMIR_SEGMENTS(pieces);
   Contents c{combiner, large_v<C>, {}, {}, {}, {old}};
+  c.reserve(n * 2);
   c.count(count);
   if (one_length)
     c.count(blocklengths[0]);
