@@ -70,6 +70,24 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&idx);
   const size_t send_n = (size_t)kBlocks * (kBlock + 3), recv_n = (size_t)kRecvBlocks * (kRecvBlock + 8);
   double *a = malloc(sizeof(double) * send_n), *b = malloc(sizeof(double) * recv_n);
+  if (argc > 1 && strcmp(argv[1], "fault") == 0 && size >= 2) {
+    /* PAMIR_FAULT=rdma-read: the receiver's reads of the shared copy fail; both ends report it. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_SUCCESS;
+    if (rank == 0) rc = MPI_Send(a, 1, vec, 1, 9, MPI_COMM_WORLD);
+    if (rank == 1) rc = MPI_Recv(b, 1, idx, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank < 2)
+      CHECK(err_class(rc) == MPI_ERR_OTHER, "rank %d: a failed shared copy gives class %d", rank,
+            err_class(rc));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&idx);
+    free(a);
+    free(b);
+    free(bl);
+    free(d);
+    return finish("dt_zero_copy fault");
+  }
   for (int round = 0; round < 4 && size >= 2; ++round) {
     for (size_t i = 0; i < send_n; ++i) a[i] = (double)(i * 3 + (size_t)round);
     for (size_t i = 0; i < recv_n; ++i) b[i] = -1;

@@ -330,6 +330,14 @@ if has dt_zero_copy && [ "$quick" != 1 ]; then
       fi
     fi
   done
+  # A shared copy between layouts whose reads fail: both ends get MPI_ERR_OTHER, nothing hangs.
+  if run dt_zero_copy.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_STATS=1 -- dt_zero_copy fault; then
+    if grep -Eq "rank 1 rdv.target_shared [1-9]" "$work/dt_zero_copy.fault.err"; then
+      pass "dt_zero_copy.fault ($(tail -1 "$work/dt_zero_copy.fault.out"))"
+    else
+      fail dt_zero_copy.fault "the copy was not shared: $(grep -E 'rdv.target_shared' "$work/dt_zero_copy.fault.err" | tr '\n' '|')"
+    fi
+  fi
 fi
 # --- end derived datatypes ---
 
