@@ -139,6 +139,10 @@ class Context {
                       const void *payload, size_t payload_len);
   void on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len, uint64_t sig = 0);
   static void check_signature(Request *r, uint64_t sig, uint64_t total);
+  // A message no receive was posted for: its envelope recorded, `hold` bytes of room for its data; the
+  // caller fills the data in and queues it.
+  Unexpected *unexpected(uint64_t bits, uint32_t src_task, uint64_t total, uint64_t hold,
+                         uint64_t sync_cookie, uint64_t sig);
   void on_frag(uint32_t src_task, const void *payload, size_t len);
   // Rendezvous (pami/protocols/rendezvous.cc).
   void on_rts(uint32_t src_task, const RtsHeader &h);

@@ -280,18 +280,25 @@ void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload,
     }
     return;
   }
-  ++stats().unexpected;
-  Unexpected *u = unexpected_alloc(h.total);
-  u->ctx = ctx;
-  u->src = src;
-  u->tag = tag;
-  u->src_task = src_task;
-  u->sync_cookie = h.sync_cookie;
-  u->sig = sig;
+  Unexpected *u = unexpected(h.bits, src_task, h.total, h.total, h.sync_cookie, sig);
   if (len) std::memcpy(u->data, payload, len);
   u->received = len;
   matcher_.add_unexpected(u);
   if (len < h.total) peers_[src_task].in = Incoming{nullptr, u, len, h.total};
+}
+
+Unexpected *Context::unexpected(uint64_t bits, uint32_t src_task, uint64_t total, uint64_t hold,
+                                uint64_t sync_cookie, uint64_t sig) {
+  ++stats().unexpected;
+  Unexpected *u = unexpected_alloc(hold);
+  u->ctx = bits_ctx(bits);
+  u->src = bits_src(bits);
+  u->tag = bits_tag(bits);
+  u->src_task = src_task;
+  u->total = total;
+  u->sync_cookie = sync_cookie;
+  u->sig = sig;
+  return u;
 }
 
 void Context::on_frag(uint32_t src_task, const void *payload, size_t len) {

@@ -48,17 +48,10 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
     pull(r, src_task, h.src);
     return;
   }
-  ++stats().unexpected;
-  Unexpected *u = unexpected_alloc(0);  // nothing to hold: the data stays with the origin until matched
-  u->ctx = ctx;
-  u->src = src;
-  u->tag = tag;
-  u->src_task = src_task;
-  u->total = h.total;
-  u->received = 0;
+  // Nothing to hold: the data stays with the origin until matched.
+  Unexpected *u = unexpected(h.bits, src_task, h.total, 0, 0, h.sig);
   u->rts = true;
   u->rdv = h.src;
-  u->sig = h.sig;
   matcher_.add_unexpected(u);
 }
 

@@ -90,14 +90,7 @@ void Context::on_msg_self_typed(const MsgHeader &h, Request *s) {
     finish_recv(r);
     return;
   }
-  ++stats().unexpected;
-  Unexpected *u = unexpected_alloc(h.total);
-  u->ctx = ctx;
-  u->src = src;
-  u->tag = tag;
-  u->src_task = self_;
-  u->sync_cookie = h.sync_cookie;
-  u->sig = s->sig;
+  Unexpected *u = unexpected(h.bits, self_, h.total, h.total, h.sync_cookie, s->sig);
   u->received = dt::pack(s->buf, sc, u->data, h.total);
   matcher_.add_unexpected(u);
 }
