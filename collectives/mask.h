@@ -1,0 +1,111 @@
+// Collective algorithm selection by bit mask (seed 002). Every characteristic of a collective call that
+// can decide an algorithm is one bit: what does not change per call (the communicator's size is a power
+// of two, all its ranks share a node, it is small, its ranks are ordered by node) is computed once when
+// the communicator is created, as a partial mask per collective; what the call decides (contiguous
+// datatype, built-in and commutative operation, in place, aligned buffers, and the size class from the
+// collective's size table, seed 000) is OR-ed in at the call. Each collective has an ordered list of
+// (mask, care) -> algorithm entries: an entry matches when (call_mask & care) == mask; the first match
+// wins, entries whose care covers every bit are also found by an exact-match table first, and the last
+// entry of a list matches everything. Selection sends no message and allocates nothing.
+//
+// Nothing here knows MPI handles; algorithms are numbers the collectives' registry names.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace pamir::coll {
+
+enum class Collective : uint8_t {
+  barrier,
+  bcast,
+  reduce,
+  allreduce,
+  gather,
+  scatter,
+  allgather,
+  alltoall,
+  count_
+};
+const char *collective_name(Collective c);
+
+// The bits. Per communicator: 0-7; per call: 8-15; the size class: 16-19.
+enum MaskBit : uint32_t {
+  kPowerOfTwo = 1u << 0,   // communicator size is a power of two
+  kOneNode = 1u << 1,      // every rank on one node
+  kSmallComm = 1u << 2,    // size <= kSmallCommMax
+  kNodeOrdered = 1u << 3,  // ranks numbered node by node
+  kContiguous = 1u << 8,   // the datatype is contiguous
+  kBuiltinOp = 1u << 9,    // a predefined reduction operation
+  kCommutative = 1u << 10,
+  kInPlace = 1u << 11,
+  kAligned = 1u << 12,  // every buffer 64-byte aligned
+};
+constexpr uint32_t kSizeClassShift = 16;
+constexpr uint32_t kSizeClassBits = 0xFu << kSizeClassShift;
+constexpr uint32_t kAllBits = 0xFu | (0x1Fu << 8) | kSizeClassBits;
+constexpr int kSmallCommMax = 8;
+
+inline uint32_t size_class_bits(unsigned size_class) {
+  return (uint32_t(size_class) << kSizeClassShift) & kSizeClassBits;
+}
+
+// The partial mask of a communicator (the same for every collective today; kept per collective so that
+// one may care about a characteristic the others do not compute).
+uint32_t comm_mask(int size, bool one_node, bool node_ordered);
+
+// The bits of a mask spelled out, "power-of-two|one-node|contiguous|size-class=2" ("none" for 0).
+std::string describe_mask(uint32_t mask);
+
+class Selector {
+ public:
+  static constexpr size_t kMaxEntries = 32;  // per collective
+  static constexpr size_t kExactSlots = 64;  // per collective, open addressing
+
+  struct Entry {
+    uint32_t mask;
+    uint32_t care;
+    uint16_t algorithm;
+  };
+
+  // Appends an entry to the collective's ordered list. False, with the reason, for an entry whose mask
+  // has bits outside its care, a second entry with the same (mask, care), or a full list.
+  bool add(Collective c, uint32_t mask, uint32_t care, uint16_t algorithm, std::string &why);
+  // Removes every entry of the collective (a tuning file replaces the list).
+  void clear(Collective c);
+
+  // The algorithm for a call's mask: the exact-match table, then the first entry that matches; -1 when
+  // none does (a list should end with an entry of care 0, which always does).
+  int select(Collective c, uint32_t mask) const noexcept {
+    const List &l = lists_[size_t(c)];
+    for (size_t i = hash(mask), n = 0; n < kExactSlots; i = (i + 1) % kExactSlots, ++n) {
+      const Exact &e = l.exact[i];
+      if (!e.used) break;
+      if (e.mask == mask) return e.algorithm;
+    }
+    for (size_t i = 0; i < l.count; ++i)
+      if ((mask & l.entries[i].care) == l.entries[i].mask) return l.entries[i].algorithm;
+    return -1;
+  }
+
+  size_t size(Collective c) const { return lists_[size_t(c)].count; }
+  const Entry &entry(Collective c, size_t i) const { return lists_[size_t(c)].entries[i]; }
+
+ private:
+  struct Exact {
+    uint32_t mask;
+    uint16_t algorithm;
+    bool used;
+  };
+  struct List {
+    Entry entries[kMaxEntries];
+    size_t count = 0;
+    Exact exact[kExactSlots] = {};
+  };
+  static size_t hash(uint32_t mask) noexcept { return size_t((mask * 0x9E3779B1u) >> 26) % kExactSlots; }
+
+  List lists_[size_t(Collective::count_)];
+};
+
+}  // namespace pamir::coll
