@@ -2,11 +2,13 @@
 // describes its data as `elems` elements of a committed layout (datatype/), and:
 // - its eager packets are packed straight from that layout into the ring cells (Device::try_send_fill),
 //   and a receive's packets are unpacked straight out of the cells into its own layout;
-// - a rendezvous target reads the origin's segment list from the origin's memory (its address travels in
-//   the request-to-send), walks both layouts together and pulls each common chunk straight from the
-//   origin's memory into its own with one process_vm_readv per batch of chunks, both iovec lists built
-//   from the chunks;
-// - a message to self copies common chunks from one layout to the other.
+// - a rendezvous target reads the origin's segments and loops from the origin's memory (their addresses
+//   travel in the request-to-send), walks both layouts together and pulls each common chunk straight from
+//   the origin's memory into its own with one process_vm_readv per batch of chunks, both iovec lists
+//   built from the chunks; from 256 KiB both ends share that work (pull_typed_shared, help_typed); when
+//   the pieces are small the target has the origin push the message through the rings instead
+//   (rendezvous.cc decides, by PAMIR_DT_CHUNK_MIN);
+// - a message to self copies the common pieces from one layout to the other.
 // A layout here is only segments, an extent and a count: nothing in this file knows datatypes.
 #include <algorithm>
 #include <cerrno>
