@@ -679,6 +679,70 @@ static void test_errors(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* The large-count constructors build the same types as the others, and report their arguments as large
+ * counts through MPI_Type_get_envelope_c / get_contents_c (the int form refuses such a type). */
+static void test_large_count(void) {
+  MPI_Datatype a, b;
+  MPI_Type_vector(4, 3, 5, MPI_INT, &a);
+  MPI_Type_vector_c(4, 3, 5, MPI_INT, &b);
+  MPI_Type_commit(&a);
+  MPI_Type_commit(&b);
+  check_same(a, b, "MPI_Type_vector_c");
+  MPI_Count ni = -1, na = -1, nc = -1, nt = -1;
+  int comb = 0;
+  MPI_Type_get_envelope_c(b, &ni, &na, &nc, &nt, &comb);
+  CHECK(comb == MPI_COMBINER_VECTOR && ni == 0 && na == 0 && nc == 3 && nt == 1,
+        "envelope_c of vector_c: %d %lld %lld %lld %lld", comb, (long long)ni, (long long)na, (long long)nc,
+        (long long)nt);
+  MPI_Count counts[3] = {0, 0, 0};
+  MPI_Datatype parts[1];
+  MPI_Type_get_contents_c(b, 0, 0, 3, 1, NULL, NULL, counts, parts);
+  CHECK(counts[0] == 4 && counts[1] == 3 && counts[2] == 5 && parts[0] == MPI_INT, "contents_c of vector_c");
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  int i1, i2, i3, c2;
+  const int rc = MPI_Type_get_envelope(b, &i1, &i2, &i3, &c2);
+  CHECK(err_class(rc) == MPI_ERR_TYPE, "MPI_Type_get_envelope of a _c type: class %d", err_class(rc));
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+  MPI_Type_free(&a);
+  MPI_Type_free(&b);
+  /* struct, resized, subarray and darray */
+  int bl[2] = {2, 1};
+  MPI_Aint d[2] = {0, 16};
+  MPI_Count blc[2] = {2, 1}, dc[2] = {0, 16};
+  MPI_Datatype ts[2] = {MPI_DOUBLE, MPI_CHAR};
+  MPI_Type_create_struct(2, bl, d, ts, &a);
+  MPI_Type_create_struct_c(2, blc, dc, ts, &b);
+  MPI_Datatype ra, rb;
+  MPI_Type_create_resized(a, -8, 40, &ra);
+  MPI_Type_create_resized_c(b, -8, 40, &rb);
+  MPI_Type_commit(&ra);
+  MPI_Type_commit(&rb);
+  check_same(ra, rb, "MPI_Type_create_struct_c + resized_c");
+  MPI_Type_free(&a);
+  MPI_Type_free(&b);
+  MPI_Type_free(&ra);
+  MPI_Type_free(&rb);
+  int sz[3] = {5, 4, 6}, sub[3] = {2, 3, 4}, st[3] = {1, 0, 2};
+  MPI_Count szc[3] = {5, 4, 6}, subc[3] = {2, 3, 4}, stc[3] = {1, 0, 2};
+  MPI_Type_create_subarray(3, sz, sub, st, MPI_ORDER_FORTRAN, MPI_INT, &a);
+  MPI_Type_create_subarray_c(3, szc, subc, stc, MPI_ORDER_FORTRAN, MPI_INT, &b);
+  MPI_Type_commit(&a);
+  MPI_Type_commit(&b);
+  check_same(a, b, "MPI_Type_create_subarray_c");
+  MPI_Type_free(&a);
+  MPI_Type_free(&b);
+  int g[2] = {7, 9}, dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+      darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, ps[2] = {2, 2};
+  MPI_Count gc[2] = {7, 9};
+  MPI_Type_create_darray(4, 3, 2, g, dist, darg, ps, MPI_ORDER_C, MPI_INT, &a);
+  MPI_Type_create_darray_c(4, 3, 2, gc, dist, darg, ps, MPI_ORDER_C, MPI_INT, &b);
+  MPI_Type_commit(&a);
+  MPI_Type_commit(&b);
+  check_same(a, b, "MPI_Type_create_darray_c");
+  MPI_Type_free(&a);
+  MPI_Type_free(&b);
+}
+
 /* The _x queries, the MINLOC/MAXLOC pair of a value type, the Fortran type of a class and size. */
 static void test_queries(void) {
   MPI_Datatype v, m, p;
@@ -710,6 +774,7 @@ int main(int argc, char **argv) {
   test_get_elements();
   test_bottom();
   test_queries();
+  test_large_count();
   test_errors();
   return finish("dt_types");
 }
