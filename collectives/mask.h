@@ -31,17 +31,15 @@ enum class Collective : uint8_t {
 const char *collective_name(Collective c);
 
 // The bits. Per communicator: 0-7; per call: 8-15; the size class: 16-19.
-enum MaskBit : uint32_t {
-  kPowerOfTwo = 1u << 0,   // communicator size is a power of two
-  kOneNode = 1u << 1,      // every rank on one node
-  kSmallComm = 1u << 2,    // size <= kSmallCommMax
-  kNodeOrdered = 1u << 3,  // ranks numbered node by node
-  kContiguous = 1u << 8,   // the datatype is contiguous
-  kBuiltinOp = 1u << 9,    // a predefined reduction operation
-  kCommutative = 1u << 10,
-  kInPlace = 1u << 11,
-  kAligned = 1u << 12,  // every buffer 64-byte aligned
-};
+constexpr uint32_t kPowerOfTwo = 1u << 0;   // communicator size is a power of two
+constexpr uint32_t kOneNode = 1u << 1;      // every rank on one node
+constexpr uint32_t kSmallComm = 1u << 2;    // size <= kSmallCommMax
+constexpr uint32_t kNodeOrdered = 1u << 3;  // ranks numbered node by node
+constexpr uint32_t kContiguous = 1u << 8;   // the datatype is contiguous
+constexpr uint32_t kBuiltinOp = 1u << 9;    // a predefined reduction operation
+constexpr uint32_t kCommutative = 1u << 10;
+constexpr uint32_t kInPlace = 1u << 11;
+constexpr uint32_t kAligned = 1u << 12;  // every buffer 64-byte aligned
 constexpr uint32_t kSizeClassShift = 16;
 constexpr uint32_t kSizeClassBits = 0xFu << kSizeClassShift;
 constexpr uint32_t kAllBits = 0xFu | (0x1Fu << 8) | kSizeClassBits;
@@ -49,6 +47,15 @@ constexpr int kSmallCommMax = 8;
 
 inline uint32_t size_class_bits(unsigned size_class) {
   return (uint32_t(size_class) << kSizeClassShift) & kSizeClassBits;
+}
+
+// Bits a call may have on some ranks and not on others: datatype layouts and buffer addresses are each
+// rank's own, and MPI_IN_PLACE is the root's alone in a rooted collective. Every rank must run the same
+// algorithm, so no list entry may depend on them (they are in the mask for what a rank does with its
+// own data, and for PAMIR_STATS and pamir_info).
+inline uint32_t rank_local_bits(Collective c) {
+  const bool rooted = c == Collective::reduce || c == Collective::gather || c == Collective::scatter;
+  return kContiguous | kAligned | (rooted ? kInPlace : 0);
 }
 
 // The partial mask of a communicator (the same for every collective today; kept per collective so that

@@ -9,20 +9,54 @@ namespace pamir::coll {
 
 enum class ElemType : uint8_t {
   none,  // not reducible with a predefined operation (MPI_PACKED, derived types)
-  i8, u8, i16, u16, i32, u32, i64, u64,
-  f32, f64, f80,        // float, double, long double
-  cf32, cf64, cf80,     // float/double/long double _Complex
-  c_bool,               // C _Bool
-  f_logical,            // Fortran LOGICAL (int, 0 false)
-  byte,                 // MPI_BYTE: bitwise operations only
-  character,            // MPI_CHAR, MPI_WCHAR, MPI_CHARACTER: no arithmetic
+  i8,
+  u8,
+  i16,
+  u16,
+  i32,
+  u32,
+  i64,
+  u64,
+  f32,
+  f64,
+  f80,  // float, double, long double
+  cf32,
+  cf64,
+  cf80,       // float/double/long double _Complex
+  c_bool,     // C _Bool
+  f_logical,  // Fortran LOGICAL (int, 0 false)
+  byte,       // MPI_BYTE: bitwise operations only
+  character,  // MPI_CHAR, MPI_WCHAR, MPI_CHARACTER: no arithmetic
   // Pairs for MINLOC/MAXLOC: {value, int index} with C struct layout.
-  float_int, double_int, long_int, int2, short_int, long_double_int,
-  real2, double2, integer2,  // Fortran MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER
+  float_int,
+  double_int,
+  long_int,
+  int2,
+  short_int,
+  long_double_int,
+  real2,
+  double2,
+  integer2,  // Fortran MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER
   count_
 };
 
-enum class OpKind : uint8_t { sum, min, max, prod, band, bor, bxor, land, lor, lxor, minloc, maxloc, replace, no_op, count_ };
+enum class OpKind : uint8_t {
+  sum,
+  min,
+  max,
+  prod,
+  band,
+  bor,
+  bxor,
+  land,
+  lor,
+  lxor,
+  minloc,
+  maxloc,
+  replace,
+  no_op,
+  count_
+};
 
 // inout[i] = in[i] (op) inout[i] for i < count elements. nullptr when MPI does not define the
 // operation on the type (the caller reports MPI_ERR_OP).
@@ -35,7 +69,7 @@ const char *op_name(OpKind op);
 struct Reduction {
   void (*apply)(const void *in, void *inout, size_t count, void *arg);
   void *arg;
-  size_t extent;     // bytes per element
+  size_t extent;  // bytes per element
   bool commutative;
 };
 

@@ -1,21 +1,27 @@
-// The first blocking collectives: MPI_Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather,
-// Alltoall and their large-count variants. Each checks every argument that is significant on the
-// calling rank (the standard makes recvbuf/recvcount/recvtype of MPI_Gather significant at the root
-// only, and so on), then runs the algorithm of collectives/ on the communicator's collective context.
-#include "collectives/coll.h"
-
+// The collectives of the intra-communicator chapter: MPI_Barrier, Bcast, Reduce, Allreduce, Gather,
+// Scatter, Allgather, Alltoall, their large-count variants and their nonblocking forms. Each checks
+// every argument that is significant on the calling rank (the standard makes recvbuf/recvcount/recvtype
+// of MPI_Gather significant at the root only, and so on), stages non-contiguous buffers, and launches
+// the algorithm that the selection of seed 002 picks (collectives/registry.h): run to its end for a
+// blocking call, handed to the context's progress for a nonblocking one.
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <vector>
 
+#include "collectives/registry.h"
+#include "collectives/schedule.h"
 #include "mpi/check.h"
 #include "mpi/op.h"
+#include "mpi/request.h"
 #include "pami/request.h"
 #include "pamir_alias.h"
 
 namespace pamir::mpi {
 
 namespace {
+
+using coll::Collective;
 
 inline coll::Team team_of(const Comm *c) {
   return coll::Team{c->rank, c->size, c->coll_ctx(), c->local->tasks.data()};
@@ -64,12 +70,15 @@ inline bool overlap(const void *a, uint64_t na, const void *b, uint64_t nb) {
 
 // The algorithms move contiguous bytes. A buffer whose datatype is not contiguous is staged: packed into a
 // contiguous buffer before the algorithm runs where it is an input, unpacked after where it is an
-// output, so its gaps are never written. (The collectives issue moves such data without the copy.)
+// output, so its gaps are never written.
 class Stage {
  public:
+  Stage() = default;
   // `blocks` runs of `count` elements of t from buf (block i starts at element i * count).
-  Stage(const void *buf, const Datatype *t, uint64_t count, uint64_t blocks)
-      : d_(data_of(t, buf, count * blocks)), block_bytes_(uint64_t(t->size) * count) {}
+  void set(const void *buf, const Datatype *t, uint64_t count, uint64_t blocks) {
+    d_ = data_of(t, buf, count * blocks);
+    block_bytes_ = uint64_t(t->size) * count;
+  }
   // False when the staging buffer cannot be allocated.
   bool ready() {
     if (d_.layout && tmp_.size() != d_.bytes) {
@@ -91,8 +100,8 @@ class Stage {
   }
 
  private:
-  Data d_;
-  uint64_t block_bytes_;
+  Data d_{nullptr, 0, nullptr, 0};
+  uint64_t block_bytes_ = 0;
   std::vector<char> tmp_;
 };
 
@@ -107,11 +116,13 @@ class Stage {
 // (data outside an element's extent) are refused.
 class ReduceStage {
  public:
-  ReduceStage(void *recvbuf, const Datatype *t, uint64_t count)
-      : recvbuf_(recvbuf),
-        // A predefined pair's padding lies inside its element: reduced in place like any predefined type.
-        d_(t->predefined ? Data{recvbuf, 0, nullptr, 0} : data_of(t, recvbuf, count)),
-        span_(uint64_t(t->extent) * count) {}
+  ReduceStage() = default;
+  void set(void *recvbuf, const Datatype *t, uint64_t count) {
+    recvbuf_ = recvbuf;
+    // A predefined pair's padding lies inside its element: reduced in place like any predefined type.
+    d_ = t->predefined ? Data{recvbuf, 0, nullptr, 0} : data_of(t, recvbuf, count);
+    span_ = uint64_t(t->extent) * count;
+  }
   static bool supported(const Datatype *t) {
     return t->contiguous || (t->true_lb >= 0 && t->true_lb + t->true_extent <= t->extent);
   }
@@ -124,7 +135,6 @@ class ReduceStage {
     }
     return true;
   }
-  bool staged() const { return d_.layout != nullptr; }
   void *ptr() { return d_.layout ? static_cast<void *>(tmp_.data()) : recvbuf_; }
   void in() {
     if (d_.layout && span_) std::memcpy(tmp_.data(), recvbuf_, span_);
@@ -140,9 +150,9 @@ class ReduceStage {
   }
 
  private:
-  void *recvbuf_;
-  Data d_;
-  uint64_t span_;
+  void *recvbuf_ = nullptr;
+  Data d_{nullptr, 0, nullptr, 0};
+  uint64_t span_ = 0;
   std::vector<char> tmp_;
 };
 
@@ -172,36 +182,131 @@ inline size_t elements(const Op *o, const Datatype *t, int64_t count) {
   PAMIR_CHECK(c, (root) >= 0 && (root) < (c)->size, MPI_ERR_ROOT, \
               "root %d is outside the communicator (size %d)", root, (c)->size)
 
-#define PAMIR_RUN(c, call)                                                             \
-  do {                                                                                 \
-    if (int e_ = (call); __builtin_expect(e_ != 0, 0)) return coll_failed(c, fn_, e_); \
-    return MPI_SUCCESS;                                                                \
-  } while (0)
+// The root's own part of a rooted gather/scatter (or any rank's of allgather/alltoall) must be as long
+// as one rank's part on the other side.
+#define PAMIR_SAME_BYTES(c, sbytes, rbytes)                                                   \
+  PAMIR_CHECK(c, (sbytes) == (rbytes), MPI_ERR_TRUNCATE,                                      \
+              "the send part (%llu bytes) and the receive part per rank (%llu bytes) differ", \
+              (unsigned long long)(sbytes), (unsigned long long)(rbytes))
 
-int barrier(const char *fn_, MPI_Comm comm) {
-  Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
-  PAMIR_RUN(c, coll::barrier(team_of(c)));
+// Data bytes of `count` elements of t (what travels; the extent only places it).
+inline uint64_t data_bytes(const Datatype *t, int64_t count) {
+  return uint64_t(t->size) * uint64_t(count);
 }
 
-int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+inline uint32_t aligned_bit(const void *a, const void *b) {
+  return ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & 63) == 0 ? coll::kAligned : 0;
+}
+
+// The staging of one call: what the algorithm reads and writes, and what is unpacked at the end. A
+// nonblocking call keeps it (and its datatypes) until it completes.
+struct Call {
+  Stage send, recv;
+  ReduceStage red;
+  bool unpack_recv = false;
+  bool unpack_red = false;
+  void finish() {
+    if (unpack_recv) recv.out();
+    if (unpack_red) red.out();
+  }
+};
+
+// A nonblocking collective in flight: its staging, the datatypes it holds, and its MPI request.
+struct NbCall final : coll::NbSchedule {
+  NbCall(const coll::Team &t, int32_t tag, Call &&c) : NbSchedule(t, tag), call(std::move(c)) {}
+  ~NbCall() override {
+    for (Datatype *t : types)
+      if (t) datatype_release(t);
+  }
+  void hold(Datatype *t) {
+    if (!t || t->predefined) return;
+    ++t->refs;
+    types[types[0] ? 1 : 0] = t;
+  }
+  void done(int result) override {
+    if (!result) call.finish();
+    pamir::Request *r = req;
+    r->status.error = Err(result);
+    delete this;
+    request_complete(r);
+  }
+  Call call;
+  Datatype *types[2] = {};
+  pamir::Request *req = nullptr;
+};
+
+// Chooses the algorithm (seed 002) and runs it (request null) or starts it. `size` is the bytes that
+// decide the size class; t1 and t2 the datatypes a nonblocking call must keep alive.
+int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t size, const coll::Args &a,
+           Call &call, MPI_Request *request, Datatype *t1 = nullptr, Datatype *t2 = nullptr) {
+  const size_t ki = size_t(k);
+  const uint32_t mask = coll::call_mask(k, c->coll_mask[ki], call_bits, size);
+  int id = c->coll_forced[ki] >= 0 ? c->coll_forced[ki] : coll::forced_for_job(k);
+  if (__builtin_expect(id >= 0, 0)) {
+    const coll::Algorithm &alg = coll::algorithm(id);
+    if ((mask & alg.needs) != alg.needs)
+      return raise(
+          c, fn_, MPI_ERR_UNSUPPORTED_OPERATION,
+          "the %s algorithm %s (forced by %s) needs %s, which this call (%s, %d ranks) does not have",
+          coll::collective_name(k), alg.name,
+          c->coll_forced[ki] >= 0 ? "the communicator's info" : "PAMIR_COLL_*",
+          coll::describe_mask(alg.needs & ~mask).c_str(), coll::describe_mask(mask).c_str(), c->size);
+  } else {
+    id = coll::selector().select(k, mask);
+  }
+  ++coll::g_algorithm_runs[id];
+  const coll::AlgorithmFn algorithm = coll::algorithm(id).fn;
+  const int32_t tag = coll::seq_tag(c->coll_seq++);
+  if (!request) {
+    coll::Sched s(team_of(c), tag);
+    if (int e = coll::run(s, algorithm(s, a))) return coll_failed(c, fn_, e);
+    call.finish();
+    return MPI_SUCCESS;
+  }
+  auto *nb = new (std::nothrow) NbCall(team_of(c), tag, std::move(call));
+  PAMIR_CHECK(c, nb, MPI_ERR_NO_MEM, "no memory for the state of a nonblocking collective");
+  nb->hold(t1);
+  nb->hold(t2);
+  pamir::Request *r = request_alloc(ReqKind::schedule);
+  r->mpi_comm = c;
+  nb->req = r;
+  *request = reinterpret_cast<MPI_Request>(r);
+  nb->start(algorithm(nb->sched, a));
+  return MPI_SUCCESS;
+}
+
+int barrier(const char *fn_, MPI_Comm comm, MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_INTRA(c);
+  Call call;
+  return launch(c, fn_, Collective::barrier, 0, 0, coll::Args{}, call, request);
+}
+
+int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm,
+          MPI_Request *request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_ROOT(c, root);
   PAMIR_CHECK_PART(c, buffer, count, t, 1, "broadcast");
   PAMIR_CHECK(c, buffer != MPI_IN_PLACE, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a broadcast");
-  Stage s(buffer, t, uint64_t(count), 1);
-  PAMIR_STAGE(c, s);
-  if (c->rank == root) s.in();
-  const int e = coll::bcast(team_of(c), s.ptr(), s.block_bytes(), root);
-  if (e) return coll_failed(c, fn_, e);
-  if (c->rank != root) s.out();
-  return MPI_SUCCESS;
+  Call call;
+  call.recv.set(buffer, t, uint64_t(count), 1);
+  PAMIR_STAGE(c, call.recv);
+  if (c->rank == root)
+    call.recv.in();
+  else
+    call.unpack_recv = true;
+  coll::Args a;
+  a.recvbuf = call.recv.ptr();
+  a.bytes = call.recv.block_bytes();
+  a.root = root;
+  const uint32_t bits = (t->contiguous ? coll::kContiguous : 0) | aligned_bit(a.recvbuf, nullptr);
+  return launch(c, fn_, Collective::bcast, bits, a.bytes, a, call, request, t);
 }
 
 int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
-           MPI_Op op, int root, MPI_Comm comm) {
+           MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
@@ -224,20 +329,28 @@ int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, M
   coll::Reduction r;
   if (int rc = make_reduction(c, o, t, r, fn_)) return rc;
   PAMIR_REDUCE_LAYOUT(c, t);
-  ReduceStage s(is_root ? recvbuf : nullptr, t, uint64_t(count));
+  Call call;
   if (is_root) {
-    PAMIR_STAGE(c, s);
-    if (in_place) s.in();
+    call.red.set(recvbuf, t, uint64_t(count));
+    PAMIR_STAGE(c, call.red);
+    if (in_place) call.red.in();
+    call.unpack_red = true;
   }
-  const int e = coll::reduce(team_of(c), sendbuf, is_root ? s.ptr() : recvbuf, elements(o, t, count), r, root,
-                             in_place);
-  if (e) return coll_failed(c, fn_, e);
-  if (is_root) s.out();
-  return MPI_SUCCESS;
+  coll::Args a;
+  a.sendbuf = sendbuf;
+  a.recvbuf = is_root ? call.red.ptr() : recvbuf;
+  a.count = elements(o, t, count);
+  a.op = r;
+  a.root = root;
+  a.in_place = in_place;
+  const uint32_t bits = (t->contiguous ? coll::kContiguous : 0) | (o->is_builtin ? coll::kBuiltinOp : 0) |
+                        (r.commutative ? coll::kCommutative : 0) | (in_place ? coll::kInPlace : 0) |
+                        aligned_bit(in_place ? nullptr : sendbuf, a.recvbuf);
+  return launch(c, fn_, Collective::reduce, bits, a.count * r.extent, a, call, request, t);
 }
 
 int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
-              MPI_Op op, MPI_Comm comm) {
+              MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
@@ -254,29 +367,25 @@ int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count
   coll::Reduction r;
   if (int rc = make_reduction(c, o, t, r, fn_)) return rc;
   PAMIR_REDUCE_LAYOUT(c, t);
-  ReduceStage s(recvbuf, t, uint64_t(count));
-  PAMIR_STAGE(c, s);
-  if (in_place) s.in();
-  const int e = coll::allreduce(team_of(c), sendbuf, s.ptr(), elements(o, t, count), r, in_place);
-  if (e) return coll_failed(c, fn_, e);
-  s.out();
-  return MPI_SUCCESS;
-}
-
-// The root's own part of a rooted gather/scatter (or any rank's of allgather/alltoall) must be as long
-// as one rank's part on the other side.
-#define PAMIR_SAME_BYTES(c, sbytes, rbytes)                                                   \
-  PAMIR_CHECK(c, (sbytes) == (rbytes), MPI_ERR_TRUNCATE,                                      \
-              "the send part (%llu bytes) and the receive part per rank (%llu bytes) differ", \
-              (unsigned long long)(sbytes), (unsigned long long)(rbytes))
-
-// Data bytes of `count` elements of t (what travels; the extent only places it).
-inline uint64_t data_bytes(const Datatype *t, int64_t count) {
-  return uint64_t(t->size) * uint64_t(count);
+  Call call;
+  call.red.set(recvbuf, t, uint64_t(count));
+  PAMIR_STAGE(c, call.red);
+  if (in_place) call.red.in();
+  call.unpack_red = true;
+  coll::Args a;
+  a.sendbuf = sendbuf;
+  a.recvbuf = call.red.ptr();
+  a.count = elements(o, t, count);
+  a.op = r;
+  a.in_place = in_place;
+  const uint32_t bits = (t->contiguous ? coll::kContiguous : 0) | (o->is_builtin ? coll::kBuiltinOp : 0) |
+                        (r.commutative ? coll::kCommutative : 0) | (in_place ? coll::kInPlace : 0) |
+                        aligned_bit(in_place ? nullptr : sendbuf, a.recvbuf);
+  return launch(c, fn_, Collective::allreduce, bits, a.count * r.extent, a, call, request, t);
 }
 
 int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
-           int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+           int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
@@ -305,21 +414,28 @@ int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype
                   MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
     }
   }
-  Stage send(in_place ? nullptr : sendbuf, in_place ? rt : st, in_place ? 0 : uint64_t(sendcount), 1);
-  Stage recv(recvbuf, is_root ? rt : st, is_root ? uint64_t(recvcount) : 0, uint64_t(c->size));
-  PAMIR_STAGE(c, send);
-  PAMIR_STAGE(c, recv);
-  send.in();
-  if (in_place) recv.in();
-  const int e = coll::gather(team_of(c), in_place ? MPI_IN_PLACE : send.ptr(), recv.ptr(),
-                             is_root ? rbytes : sbytes, root, in_place);
-  if (e) return coll_failed(c, fn_, e);
-  if (is_root) recv.out();
-  return MPI_SUCCESS;
+  Call call;
+  if (!in_place) call.send.set(sendbuf, st, uint64_t(sendcount), 1);
+  if (is_root) call.recv.set(recvbuf, rt, uint64_t(recvcount), uint64_t(c->size));
+  PAMIR_STAGE(c, call.send);
+  PAMIR_STAGE(c, call.recv);
+  call.send.in();
+  if (in_place) call.recv.in();
+  call.unpack_recv = is_root;
+  coll::Args a;
+  a.sendbuf = in_place ? MPI_IN_PLACE : call.send.ptr();
+  a.recvbuf = call.recv.ptr();
+  a.bytes = is_root ? rbytes : sbytes;
+  a.root = root;
+  a.in_place = in_place;
+  const uint32_t bits = ((!st || st->contiguous) && (!rt || rt->contiguous) ? coll::kContiguous : 0) |
+                        (in_place ? coll::kInPlace : 0) |
+                        aligned_bit(in_place ? nullptr : sendbuf, a.recvbuf);
+  return launch(c, fn_, Collective::gather, bits, a.bytes, a, call, request, st, rt);
 }
 
 int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
-            int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+            int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
@@ -348,21 +464,28 @@ int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
                   MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
     }
   }
-  Stage send(sendbuf, is_root ? st : rt, is_root ? uint64_t(sendcount) : 0, uint64_t(c->size));
-  Stage recv(in_place ? nullptr : recvbuf, in_place ? st : rt, in_place ? 0 : uint64_t(recvcount), 1);
-  PAMIR_STAGE(c, send);
-  PAMIR_STAGE(c, recv);
-  if (is_root) send.in();
-  const int e = coll::scatter(team_of(c), send.ptr(), in_place ? MPI_IN_PLACE : recv.ptr(),
-                              is_root ? sbytes : rbytes, root, in_place);
-  if (e) return coll_failed(c, fn_, e);
-  if (!in_place) recv.out();
-  return MPI_SUCCESS;
+  Call call;
+  if (is_root) call.send.set(sendbuf, st, uint64_t(sendcount), uint64_t(c->size));
+  if (!in_place) call.recv.set(recvbuf, rt, uint64_t(recvcount), 1);
+  PAMIR_STAGE(c, call.send);
+  PAMIR_STAGE(c, call.recv);
+  if (is_root) call.send.in();
+  call.unpack_recv = !in_place;
+  coll::Args a;
+  a.sendbuf = call.send.ptr();
+  a.recvbuf = in_place ? MPI_IN_PLACE : call.recv.ptr();
+  a.bytes = is_root ? sbytes : rbytes;
+  a.root = root;
+  a.in_place = in_place;
+  const uint32_t bits = ((!st || st->contiguous) && (!rt || rt->contiguous) ? coll::kContiguous : 0) |
+                        (in_place ? coll::kInPlace : 0) |
+                        aligned_bit(a.sendbuf, in_place ? nullptr : recvbuf);
+  return launch(c, fn_, Collective::scatter, bits, a.bytes, a, call, request, st, rt);
 }
 
 // Allgather (send_blocks = 1) and alltoall (send_blocks = p): the same checks, and the same staging.
 int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool alltoall) {
+               int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool alltoall, MPI_Request *request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -382,28 +505,29 @@ int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Data
                          span_bytes(rt, uint64_t(recvcount)) * p),
                 MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
   }
-  Stage send(in_place ? nullptr : sendbuf, st, in_place ? 0 : uint64_t(sendcount), send_blocks);
-  Stage recv(recvbuf, rt, uint64_t(recvcount), p);
-  PAMIR_STAGE(c, send);
-  PAMIR_STAGE(c, recv);
-  send.in();
-  if (in_place) recv.in();
-  const void *sptr = in_place ? MPI_IN_PLACE : send.ptr();
-  const int e = alltoall ? coll::alltoall(team_of(c), sptr, recv.ptr(), bytes, in_place)
-                         : coll::allgather(team_of(c), sptr, recv.ptr(), bytes, in_place);
-  if (e) return coll_failed(c, fn_, e);
-  recv.out();
-  return MPI_SUCCESS;
+  Call call;
+  if (!in_place) call.send.set(sendbuf, st, uint64_t(sendcount), send_blocks);
+  call.recv.set(recvbuf, rt, uint64_t(recvcount), p);
+  PAMIR_STAGE(c, call.send);
+  PAMIR_STAGE(c, call.recv);
+  call.send.in();
+  if (in_place) call.recv.in();
+  call.unpack_recv = true;
+  coll::Args a;
+  a.sendbuf = in_place ? MPI_IN_PLACE : call.send.ptr();
+  a.recvbuf = call.recv.ptr();
+  a.bytes = bytes;
+  a.in_place = in_place;
+  const uint32_t bits = (st->contiguous && rt->contiguous ? coll::kContiguous : 0) |
+                        (in_place ? coll::kInPlace : 0) |
+                        aligned_bit(in_place ? nullptr : sendbuf, a.recvbuf);
+  return launch(c, fn_, alltoall ? Collective::alltoall : Collective::allgather, bits, bytes, a, call,
+                request, in_place ? nullptr : st, rt);
 }
 
-int allgather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
-              int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false);
-}
-
-int alltoall(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
-             int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true);
+// A nonblocking call given no place for its request.
+[[gnu::cold]] int null_request(const char *fn, MPI_Comm comm) {
+  return raise(lookup<Comm>(comm), fn, MPI_ERR_ARG, "request is NULL");
 }
 
 }  // namespace
@@ -414,102 +538,223 @@ using namespace pamir::mpi;
 
 int PMPI_Barrier(MPI_Comm comm) {
   PAMIR_ENTER("MPI_Barrier");
-  return barrier(fn_, comm);
+  return barrier(fn_, comm, nullptr);
 }
 PAMIR_ALIAS(Barrier);
 
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ibarrier");
+  if (!request) return null_request(fn_, comm);
+  return barrier(fn_, comm, request);
+}
+PAMIR_ALIAS(Ibarrier);
+
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Bcast");
-  return bcast(fn_, buffer, count, datatype, root, comm);
+  return bcast(fn_, buffer, count, datatype, root, comm, nullptr);
 }
 PAMIR_ALIAS(Bcast);
 
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Bcast_c");
-  return bcast(fn_, buffer, count, datatype, root, comm);
+  return bcast(fn_, buffer, count, datatype, root, comm, nullptr);
 }
 PAMIR_ALIAS(Bcast_c);
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ibcast");
+  if (!request) return null_request(fn_, comm);
+  return bcast(fn_, buffer, count, datatype, root, comm, request);
+}
+PAMIR_ALIAS(Ibcast);
+
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ibcast_c");
+  if (!request) return null_request(fn_, comm);
+  return bcast(fn_, buffer, count, datatype, root, comm, request);
+}
+PAMIR_ALIAS(Ibcast_c);
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm) {
   PAMIR_ENTER("MPI_Reduce");
-  return reduce(fn_, sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduce(fn_, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
 }
 PAMIR_ALIAS(Reduce);
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                   int root, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Reduce_c");
-  return reduce(fn_, sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduce(fn_, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
 }
 PAMIR_ALIAS(Reduce_c);
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ireduce");
+  if (!request) return null_request(fn_, comm);
+  return reduce(fn_, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+PAMIR_ALIAS(Ireduce);
+
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                   int root, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ireduce_c");
+  if (!request) return null_request(fn_, comm);
+  return reduce(fn_, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+PAMIR_ALIAS(Ireduce_c);
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm) {
   PAMIR_ENTER("MPI_Allreduce");
-  return allreduce(fn_, sendbuf, recvbuf, count, datatype, op, comm);
+  return allreduce(fn_, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
 PAMIR_ALIAS(Allreduce);
 
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm) {
   PAMIR_ENTER("MPI_Allreduce_c");
-  return allreduce(fn_, sendbuf, recvbuf, count, datatype, op, comm);
+  return allreduce(fn_, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
 PAMIR_ALIAS(Allreduce_c);
+
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iallreduce");
+  if (!request) return null_request(fn_, comm);
+  return allreduce(fn_, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+PAMIR_ALIAS(Iallreduce);
+
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iallreduce_c");
+  if (!request) return null_request(fn_, comm);
+  return allreduce(fn_, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+PAMIR_ALIAS(Iallreduce_c);
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Gather");
-  return gather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return gather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
 }
 PAMIR_ALIAS(Gather);
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Gather_c");
-  return gather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return gather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
 }
 PAMIR_ALIAS(Gather_c);
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Igather");
+  if (!request) return null_request(fn_, comm);
+  return gather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+PAMIR_ALIAS(Igather);
+
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request) {
+  PAMIR_ENTER("MPI_Igather_c");
+  if (!request) return null_request(fn_, comm);
+  return gather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+PAMIR_ALIAS(Igather_c);
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Scatter");
-  return scatter(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatter(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
 }
 PAMIR_ALIAS(Scatter);
 
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Scatter_c");
-  return scatter(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatter(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
 }
 PAMIR_ALIAS(Scatter_c);
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iscatter");
+  if (!request) return null_request(fn_, comm);
+  return scatter(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+PAMIR_ALIAS(Iscatter);
+
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iscatter_c");
+  if (!request) return null_request(fn_, comm);
+  return scatter(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+PAMIR_ALIAS(Iscatter_c);
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Allgather");
-  return allgather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, nullptr);
 }
 PAMIR_ALIAS(Allgather);
 
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Allgather_c");
-  return allgather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, nullptr);
 }
 PAMIR_ALIAS(Allgather_c);
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iallgather");
+  if (!request) return null_request(fn_, comm);
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, request);
+}
+PAMIR_ALIAS(Iallgather);
+
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iallgather_c");
+  if (!request) return null_request(fn_, comm);
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, request);
+}
+PAMIR_ALIAS(Iallgather_c);
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Alltoall");
-  return alltoall(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nullptr);
 }
 PAMIR_ALIAS(Alltoall);
 
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   PAMIR_ENTER("MPI_Alltoall_c");
-  return alltoall(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, nullptr);
 }
 PAMIR_ALIAS(Alltoall_c);
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ialltoall");
+  if (!request) return null_request(fn_, comm);
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request);
+}
+PAMIR_ALIAS(Ialltoall);
+
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ialltoall_c");
+  if (!request) return null_request(fn_, comm);
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request);
+}
+PAMIR_ALIAS(Ialltoall_c);

@@ -32,6 +32,7 @@
 #include <unordered_set>
 
 #include "collectives/coll.h"
+#include "collectives/registry.h"
 #include "mpi/check.h"
 #include "mpi/info.h"
 #include "pami/context.h"
@@ -119,7 +120,7 @@ struct CommReducer final : Reducer {
   int band(uint32_t *words, size_t n) override {
     coll::Team t = team_of(parent);
     coll::Reduction r = coll::builtin_reduction(coll::reduce_fn(coll::OpKind::band, coll::ElemType::u32), 4);
-    return coll::allreduce(t, words, words, n, r, true);
+    return coll::internal_allreduce(t, words, n, r);
   }
 };
 
@@ -221,6 +222,7 @@ Comm *comm_make(Comm *parent, Group *group, uint16_t ctx) {
   c->ctx = ctx;
   c->errhandler = parent->errhandler;
   if (c->errhandler && !c->errhandler->predefined) ++c->errhandler->refs;
+  comm_coll_init(c);
   return c;
 }
 
@@ -257,7 +259,7 @@ int split(Comm *c, const char *fn, int color, int key, Comm **out) {
   std::vector<int32_t> all(size_t(c->size) * 2);
   const int32_t mine[2] = {color, key};
   coll::Team t = team_of(c);
-  if (int rc = coll::allgather(t, mine, all.data(), sizeof mine, false)) return coll_failed(c, fn, rc);
+  if (int rc = coll::internal_allgather(t, mine, all.data(), sizeof mine)) return coll_failed(c, fn, rc);
   Group *g = nullptr;
   if (color != MPI_UNDEFINED) {
     std::vector<int> ranks;
@@ -323,8 +325,52 @@ void comms_init() {
     c.hints.clear();
     c.name = i.name;
     c.coll_seq = 0;
+    comm_coll_init(&c);
   }
   ids().reset();
+}
+
+void comm_coll_init(Comm *c) {
+  // Every rank is on this process's node when all its tasks are among the node's peers; every rank
+  // reaches the same answer. Node order is only known to hold on one node (the bootstrap does not
+  // tell where other nodes' tasks are), so it is set there only, and the same on every rank.
+  const std::vector<uint32_t> &here = context().boot().local_peers();
+  bool one_node = true;
+  for (uint32_t t : c->local->tasks)
+    if (!std::binary_search(here.begin(), here.end(), t)) {
+      one_node = false;
+      break;
+    }
+  const uint32_t m = coll::comm_mask(c->size, one_node, one_node);
+  for (size_t k = 0; k < size_t(coll::Collective::count_); ++k) {
+    c->coll_mask[k] = m;
+    c->coll_forced[k] = -1;
+  }
+}
+
+int comm_coll_hints(Comm *c, const std::vector<std::pair<std::string, std::string>> &hints, int16_t *out,
+                    const char *fn) {
+  static constexpr char kPrefix[] = "pamir_coll_";
+  int16_t forced[size_t(coll::Collective::count_)];
+  std::fill(std::begin(forced), std::end(forced), int16_t(-1));
+  for (const auto &[key, value] : hints) {
+    if (key.rfind(kPrefix, 0) != 0) continue;
+    const std::string name = key.substr(sizeof kPrefix - 1);
+    size_t k = 0;
+    while (k < size_t(coll::Collective::count_) && name != coll::collective_name(coll::Collective(k))) ++k;
+    if (k == size_t(coll::Collective::count_))
+      return raise(c, fn, MPI_ERR_INFO_KEY, "info key %s names no collective (pamir_info lists them)",
+                   key.c_str());
+    if (value == "auto") continue;
+    const int id = coll::find_algorithm(coll::Collective(k), value.c_str());
+    if (id < 0)
+      return raise(c, fn, MPI_ERR_INFO_VALUE, "%s=%s is not an algorithm of %s (one of: auto,%s)",
+                   key.c_str(), value.c_str(), name.c_str(),
+                   coll::algorithm_names(coll::Collective(k)).c_str());
+    forced[k] = int16_t(id);
+  }
+  std::copy(std::begin(forced), std::end(forced), out);
+  return MPI_SUCCESS;
 }
 
 void comms_finalize() {
@@ -403,6 +449,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   Comm *n = nullptr;
   if (int rc = comm_create_from(c, c->local, &n, fn_)) return rc;
   n->hints = c->hints;
+  std::copy(std::begin(c->coll_forced), std::end(c->coll_forced), n->coll_forced);
   if (int rc = attrs_copy(c, n, fn_)) {
     comm_release(n);
     return rc;
@@ -419,9 +466,12 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   Info *i = info_of(info);
   PAMIR_CHECK(c, i, MPI_ERR_INFO, "info is not a valid info object");
   *newcomm = MPI_COMM_NULL;
+  int16_t forced[size_t(pamir::coll::Collective::count_)];
+  if (int rc = comm_coll_hints(c, i->items, forced, fn_)) return rc;
   Comm *n = nullptr;
   if (int rc = comm_create_from(c, c->local, &n, fn_)) return rc;
   n->hints = i->items;  // the hints of info replace the parent's (MPI 4.1 §7.4.2)
+  std::copy(std::begin(forced), std::end(forced), n->coll_forced);
   if (int rc = attrs_copy(c, n, fn_)) {
     comm_release(n);
     return rc;
@@ -620,6 +670,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   Info merged{};
   merged.items = c->hints;
   for (const auto &kv : i->items) merged.set(kv.first, kv.second);
+  if (int rc = comm_coll_hints(c, merged.items, c->coll_forced, fn_)) return rc;
   c->hints = std::move(merged.items);
   return MPI_SUCCESS;
 }

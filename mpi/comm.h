@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/mask.h"
 #include "mpi/errors.h"
 #include "mpi/object.h"
 
@@ -58,12 +59,24 @@ struct Comm : Object {
   std::map<int, Attr> attrs;                               // keyval id -> value, in creation order of keyvals
   std::vector<std::pair<std::string, std::string>> hints;  // MPI_Comm_set_info
   std::string name;
-  // Per-communicator state of the collectives (tags of nonblocking operations, cached masks later).
+  // Per-communicator state of the collectives: the sequence number of the next call (its messages'
+  // tag), the partial mask of each collective (seed 002: what does not change per call, computed once
+  // at creation), and the algorithm an info key pamir_coll_<name> forces for it (-1: none).
   uint32_t coll_seq = 0;
+  uint32_t coll_mask[size_t(coll::Collective::count_)] = {};
+  int16_t coll_forced[size_t(coll::Collective::count_)] = {};
 
   uint16_t coll_ctx() const { return uint16_t(ctx + 1); }
   uint32_t task_of(int r) const { return local->tasks[size_t(r)]; }
 };
+
+// Computes the partial masks of c's collectives (size, node placement) and clears forced algorithms.
+void comm_coll_init(Comm *c);
+// Into out[collective]: the algorithms that hints (pamir_coll_<collective>=<algorithm>|auto) force, -1
+// for none. An unknown collective (MPI_ERR_INFO_KEY) or algorithm (MPI_ERR_INFO_VALUE) is raised on c
+// and leaves out unchanged.
+int comm_coll_hints(Comm *c, const std::vector<std::pair<std::string, std::string>> &hints, int16_t *out,
+                    const char *fn);
 
 Comm *comm_world();
 Comm *comm_self();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/coll.h"
+#include "collectives/registry.h"
 #include "mpi/check.h"
 #include "mpi/op.h"
 #include "mpi/request.h"
@@ -40,7 +41,8 @@ int init(const char *fn, int required, int *provided) {
   std::string why;
   std::vector<std::string> warnings;
   if (!config::load(why, warnings)) init_failed(fn, why);
-  const int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+  if (!coll::registry_init(why)) init_failed(fn, why);
+  const int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
                     : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                      : required;
   library_lock().enabled = level == MPI_THREAD_MULTIPLE;
@@ -116,8 +118,11 @@ int PMPI_Finalize(void) {
   // Nobody leaves while a peer may still read its memory or wait for its messages.
   Comm *w = comm_world();
   pamir::coll::Team team{w->rank, w->size, w->coll_ctx(), w->local->tasks.data()};
-  pamir::coll::barrier(team);
-  if (pamir::config::stats.flag) pamir::print_stats(int(ctx.task()));
+  pamir::coll::internal_barrier(team);
+  if (pamir::config::stats.flag) {
+    pamir::print_stats(int(ctx.task()));
+    pamir::coll::print_algorithm_stats(int(ctx.task()));
+  }
   comms_finalize();
   ctx.finalize();
   state().finalized = true;
@@ -159,7 +164,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
   PAMIR_ENTER("MPI_Abort");
   (void)comm;  // Pamir ends the whole job, which MPI allows for any communicator.
   char msg[160];
-  std::snprintf(msg, sizeof msg, "MPI_Abort called by rank %u with error code %d", context().task(), errorcode);
+  std::snprintf(msg, sizeof msg, "MPI_Abort called by rank %u with error code %d", context().task(),
+                errorcode);
   if (context().boot().singleton()) std::fprintf(stderr, "Pamir: %s\n", msg);
   context().boot().abort(errorcode, msg);
 }
@@ -167,7 +173,8 @@ PAMIR_ALIAS(Abort);
 
 int PMPI_Get_processor_name(char *name, int *resultlen) {
   static constexpr const char *fn_ = "MPI_Get_processor_name";
-  if (!name || !resultlen) return usable() ? raise(nullptr, fn_, MPI_ERR_ARG, "name or resultlen is NULL") : MPI_ERR_ARG;
+  if (!name || !resultlen)
+    return usable() ? raise(nullptr, fn_, MPI_ERR_ARG, "name or resultlen is NULL") : MPI_ERR_ARG;
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   gethostname(host, sizeof host - 1);
   size_t n = strnlen(host, MPI_MAX_PROCESSOR_NAME - 1);

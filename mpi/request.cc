@@ -40,11 +40,40 @@ void message_release(Message *m) {
   pool<Message>().destroy(m);
 }
 
+namespace {
+// A nonblocking collective's failure: its messages are the algorithm's, so the text speaks of the
+// collective rather than of one message.
+[[gnu::cold]] int collective_error(pamir::Request *r, const char *fn, bool raise_it) {
+  Comm *c = raise_it ? static_cast<Comm *>(r->mpi_comm) : nullptr;
+  int cls = MPI_ERR_INTERN;
+  const char *why = "internal error (no memory for a scratch buffer?)";
+  switch (r->status.error) {
+    case Err::truncate:
+      cls = MPI_ERR_TRUNCATE;
+      why = "a message of the collective had an unexpected length: the ranks disagree on a count or datatype";
+      break;
+    case Err::proc_failed:
+      cls = MPI_ERR_PROC_ABORTED;
+      why = "a process of the communicator is gone";
+      break;
+    case Err::device:
+    case Err::rdma:
+      cls = MPI_ERR_OTHER;
+      why = "a device operation of the collective failed";
+      break;
+    default:
+      break;
+  }
+  return raise_it ? raise(c, fn, cls, "%s", why) : cls;
+}
+}  // namespace
+
 int request_error(pamir::Request *r, const char *fn, bool raise_it) {
   const pamir::Status &s = r->status;
   if (__builtin_expect(s.error == Err::ok, 1)) return MPI_SUCCESS;
   Comm *c = static_cast<Comm *>(r->mpi_comm);
   if (!raise_it) c = nullptr;
+  if (r->kind == ReqKind::schedule) return collective_error(r, fn, raise_it);
   switch (s.error) {
     case Err::truncate:
       return raise_it

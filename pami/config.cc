@@ -70,6 +70,11 @@ std::vector<Setting *> &all() {
   return list;
 }
 
+bool add(Setting *s) {
+  all().push_back(s);
+  return true;
+}
+
 Setting *find(const char *name) {
   for (Setting *s : all())
     if (std::strcmp(s->name, name) == 0) return s;
@@ -171,6 +176,8 @@ static bool parse(Setting &s, const char *text, std::string &why) {
       why = std::string("expected one of: ") + s.choices;
       return false;
     }
+    case Type::Text:
+      return true;  // its user checks it (a path is opened at MPI_Init)
   }
   return false;
 }

@@ -9,7 +9,7 @@
 
 namespace pamir::config {
 
-enum class Type { Bool, Size, Count, ProtocolTable, Choice };
+enum class Type { Bool, Size, Count, ProtocolTable, Choice, Text };
 
 struct Setting {
   Setting(const char *n, const char *d, Type t, const char *h, const char *c)
@@ -28,6 +28,8 @@ struct Setting {
 
 // All settings, in the order pamir_info prints them.
 std::vector<Setting *> &all();
+// Adds a setting of a layer above (the collectives' PAMIR_COLL_*), at static initialisation.
+bool add(Setting *s);
 Setting *find(const char *name);
 
 // Reads every setting from the environment. Returns false with `why` naming the variable and the

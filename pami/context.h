@@ -99,8 +99,17 @@ class Context {
     return peers_[r->peer_task].dev->ack_counter(r->ack_ref);
   }
 
+  // Progress of the layer above: the nonblocking collectives register `fn`, which advance() calls while
+  // `active` (their number in flight) is nonzero.
+  struct ProgressHook {
+    void (*fn)() = nullptr;
+    unsigned active = 0;
+  };
+  ProgressHook &progress_hook() { return hook_; }
+
   void advance() {
     if (shm_) shm_->poll();
+    if (__builtin_expect(hook_.active != 0, 0)) hook_.fn();
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
     if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
   }
@@ -194,6 +203,7 @@ class Context {
   std::unique_ptr<dev::Device> shm_;
   std::vector<Peer> peers_;
   List<Peer> pending_;
+  ProgressHook hook_;
   List<Request> rdv_sends_;       // rendezvous sends waiting for their acknowledgment
   bool fault_rdma_read_ = false;  // PAMIR_FAULT=rdma-read: every rendezvous read fails
   bool shared_copy_ = true;       // PAMIR_SHM_SHARED_COPY: large rendezvous copied by both ends

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/registry.h"
 #include "mpi.h"
 #include "pami/config.h"
 #include "pami/context.h"
@@ -68,6 +69,8 @@ const char *type_name(Type t) {
       return "protocol table";
     case Type::Choice:
       return "choice";
+    case Type::Text:
+      return "text";
   }
   return "?";
 }
@@ -129,6 +132,22 @@ bool print_protocols() {
     return false;
   section();
   std::fputs(text.c_str(), stdout);
+  return true;
+}
+
+// Each collective's size classes, its ordered (mask, care) list with the bits spelled out, and its
+// algorithms: what the selection of seed 002 does with this environment (PAMIR_COLL_*).
+bool print_collectives() {
+  std::string why;
+  if (!pamir::coll::registry_init(why)) {
+    std::fprintf(stderr, "pamir_info: %s\n", why.c_str());
+    return false;
+  }
+  section();
+  std::printf(
+      "Collective algorithms (first matching entry wins; bits in pamir_info's and the tuning file's "
+      "names)\n");
+  std::fputs(pamir::coll::describe_selection().c_str(), stdout);
   return true;
 }
 
@@ -195,6 +214,7 @@ int main(int argc, char **argv) {
       print_version();
       print_devices();
       if (!print_protocols()) return 1;
+      if (!print_collectives()) return 1;
       print_settings();
       print_unsupported();
       break;

@@ -1,0 +1,76 @@
+// Every collective algorithm, as a coroutine over a Sched (collectives/schedule.h). All of one
+// collective take the same arguments, so the registry (collectives/registry.cc) holds them in one
+// table and the selection of seed 002 picks an entry.
+//
+// Buffers are contiguous bytes (the MPI binding stages non-contiguous datatypes). in_place: the
+// MPI_IN_PLACE forms (at the root for reduce/gather/scatter, everywhere for allreduce, allgather and
+// alltoall); sendbuf is then ignored.
+#pragma once
+
+#include <cstddef>
+
+#include "collectives/reduce_ops.h"
+#include "collectives/schedule.h"
+
+namespace pamir::coll {
+
+struct Args {
+  const void *sendbuf = nullptr;
+  void *recvbuf = nullptr;  // bcast: the buffer
+  size_t bytes = 0;         // bcast: the message; gather, scatter, allgather, alltoall: one rank's block
+  size_t count = 0;         // reduce, allreduce: elements
+  Reduction op{};
+  int root = 0;
+  bool in_place = false;
+};
+
+using AlgorithmFn = Task (*)(Sched &, Args);
+
+Task barrier_dissemination(Sched &s, Args a);
+Task barrier_tree(Sched &s, Args a);
+
+Task bcast_binomial(Sched &s, Args a);
+Task bcast_scatter_allgather(Sched &s, Args a);
+
+Task reduce_binomial(Sched &s, Args a);
+Task reduce_linear(Sched &s, Args a);
+
+Task allreduce_recursive_doubling(Sched &s, Args a);
+Task allreduce_ring(Sched &s, Args a);
+Task allreduce_reduce_bcast(Sched &s, Args a);
+
+Task gather_binomial(Sched &s, Args a);
+Task gather_linear(Sched &s, Args a);
+
+Task scatter_binomial(Sched &s, Args a);
+Task scatter_linear(Sched &s, Args a);
+
+Task allgather_ring(Sched &s, Args a);
+Task allgather_recursive_doubling(Sched &s, Args a);
+Task allgather_bruck(Sched &s, Args a);
+
+Task alltoall_pairwise(Sched &s, Args a);
+Task alltoall_linear(Sched &s, Args a);
+
+// Pieces the algorithms share: block i of `n` bytes cut into p nearly equal blocks starts at
+// block_start(n, p, i) (block_start(n, p, p) == n).
+inline size_t block_start(size_t n, int p, int i) {
+  const size_t q = n / size_t(p), r = n % size_t(p);
+  return size_t(i) * q + (size_t(i) < r ? size_t(i) : r);
+}
+
+// The child run of a binomial gather or scatter rooted at `root` (ranks child .. child + cnt - 1 mod
+// p) that wraps past rank p - 1, which the root must split or join; cnt is 0 when none does.
+struct WrappedRun {
+  int child;
+  int cnt;
+};
+inline WrappedRun wrapped_run(int p, int root) {
+  for (int mask = 1; mask < p; mask <<= 1) {
+    const int child = (mask + root) % p, cnt = mask < p - mask ? mask : p - mask;
+    if (child + cnt > p) return {child, cnt};
+  }
+  return {0, 0};
+}
+
+}  // namespace pamir::coll

@@ -1,0 +1,168 @@
+#include "collectives/schedule.h"
+
+#include <cstdlib>
+
+#include "pami/context.h"
+#include "pami/match.h"
+#include "pami/request.h"
+
+namespace pamir::coll {
+
+// --- coroutine frames: a free list per 256-byte size class up to 64 KiB ---------------------------
+
+namespace {
+
+constexpr size_t kFrameQuantum = 256;
+constexpr size_t kFrameClasses = 256;  // up to 64 KiB; larger frames come from malloc
+
+struct FreeFrame {
+  FreeFrame *next;
+};
+FreeFrame *free_frames[kFrameClasses];
+
+inline size_t frame_class(size_t bytes) {
+  return (bytes + kFrameQuantum - 1) / kFrameQuantum;
+}
+
+}  // namespace
+
+// Frames are allocated and freed with the library lock held (every collective runs inside an MPI call),
+// so the free lists need no lock of their own.
+void *frame_alloc(size_t bytes) noexcept {
+  const size_t c = frame_class(bytes);
+  if (c < kFrameClasses && free_frames[c]) {
+    FreeFrame *f = free_frames[c];
+    free_frames[c] = f->next;
+    return f;
+  }
+  return std::malloc(c < kFrameClasses ? c * kFrameQuantum : bytes);
+}
+
+void frame_free(void *p, size_t bytes) noexcept {
+  const size_t c = frame_class(bytes);
+  if (c >= kFrameClasses) {
+    std::free(p);
+    return;
+  }
+  auto *f = static_cast<FreeFrame *>(p);
+  f->next = free_frames[c];
+  free_frames[c] = f;
+}
+
+// --- Sched ---------------------------------------------------------------------------------------
+
+Sched::~Sched() {
+  // A task destroyed in the middle of a step (only at a failed MPI_Finalize) leaves its messages to
+  // complete on their own.
+  for (int i = 0; i < npending_; ++i) pending_[i]->user_freed = true;
+}
+
+void Sched::isend(int peer, const void *buf, size_t bytes) {
+  Context &ctx = context();
+  const uint32_t task = team.tasks[peer];
+  if (ctx.try_send_immediate(task, match_bits(team.ctx, team.rank, tag), buf, bytes)) return;
+  if (npending_ == kMaxPending) {
+    ++overflow_;
+    return;
+  }
+  Request *r = request_alloc(ReqKind::send);
+  r->ctx = team.ctx;
+  r->source = team.rank;
+  r->tag = tag;
+  r->peer_task = task;
+  r->buf = const_cast<void *>(buf);
+  r->bytes = bytes;
+  pending_[npending_++] = r;
+  ctx.start_send(r);
+}
+
+void Sched::irecv(int peer, void *buf, size_t bytes) {
+  if (npending_ == kMaxPending) {
+    ++overflow_;
+    return;
+  }
+  Request *r = request_alloc(ReqKind::recv);
+  r->ctx = team.ctx;
+  r->source = peer;
+  r->tag = tag;
+  r->peer_task = team.tasks[peer];
+  r->buf = buf;
+  r->bytes = bytes;
+  pending_[npending_++] = r;
+  context().start_recv(r);
+}
+
+bool Sched::ready() const {
+  for (int i = 0; i < npending_; ++i)
+    if (!pending_[i]->complete) return false;
+  return true;
+}
+
+int Sched::reap() {
+  int err = overflow_ ? int(Err::intern) : 0;
+  for (int i = 0; i < npending_; ++i) {
+    Request *r = pending_[i];
+    Err e = r->status.error;
+    // A collective's message sizes are fixed by the call: a different length means the ranks disagree
+    // on a count or datatype.
+    if (r->kind == ReqKind::recv && e == Err::ok && r->status.sent_bytes != r->bytes) e = Err::truncate;
+    if (!err && e != Err::ok) err = int(e);
+    request_release(r);
+  }
+  npending_ = 0;
+  overflow_ = 0;
+  return err;
+}
+
+int run(Sched &s, Task t) {
+  if (!t.valid()) return int(Err::intern);
+  if (!s.start(t)) {
+    Context &ctx = context();
+    do ctx.wait_until([&s] { return s.ready(); });
+    while (!s.step(t));
+  }
+  return t.result();
+}
+
+// --- nonblocking schedules -----------------------------------------------------------------------
+
+namespace {
+
+List<NbSchedule> &active() {
+  static List<NbSchedule> l;
+  return l;
+}
+
+}  // namespace
+
+void NbSchedule::start(Task t) {
+  task_ = std::move(t);
+  if (!task_.valid()) {
+    done(int(Err::intern));
+    return;
+  }
+  if (sched.start(task_)) {
+    done(task_.result());
+    return;
+  }
+  active().push_back(this);
+  Context::ProgressHook &hook = context().progress_hook();
+  hook.fn = poll_schedules;
+  ++hook.active;
+}
+
+void poll_schedules() {
+  static bool polling = false;  // a step's own sends never advance the context, but be sure
+  if (polling) return;
+  polling = true;
+  active().for_each([](NbSchedule *n) {
+    if (!n->sched.ready()) return;
+    if (!n->sched.step(n->task_)) return;
+    active().remove(n);
+    --context().progress_hook().active;
+    n->done(n->task_.result());  // may delete n
+  });
+  polling = false;
+}
+
+}  // namespace pamir::coll

@@ -1,0 +1,205 @@
+// The schedule engine: every collective algorithm is written once, as a C++20 coroutine over a Sched.
+// Between its steps the algorithm posts point-to-point messages on the team's collective context and
+// `co_await`s them; a blocking collective runs the coroutine to its end, advancing the context while a
+// step waits (run()), and a nonblocking one (NbSchedule) is resumed by the context's progress whenever
+// the application enters the library, which is the weak progress of the rest of Pamir. An algorithm
+// may `co_await` another (Bcast's scatter + allgather): the inner one runs as a step of the outer.
+//
+// A step whose messages complete while they are posted (eager sends into the rings, receives of
+// messages already there) does not suspend at all. Coroutine frames come from a free list per size
+// (frame_alloc), so a collective allocates nothing once its frame size has been seen. Exceptions are
+// not used: a frame that cannot be allocated makes the collective fail with Err::intern.
+//
+// Knows nothing of MPI handles: a Team is what an algorithm sees of a communicator.
+#pragma once
+
+#include <coroutine>
+#include <cstddef>
+#include <cstdint>
+
+#include "collectives/reduce_ops.h"
+#include "pami/list.h"
+
+namespace pamir {
+struct Request;
+}
+
+namespace pamir::coll {
+
+struct Team {
+  int rank;
+  int size;
+  uint16_t ctx;           // the collective context id
+  const uint32_t *tasks;  // team rank -> PAMI task
+};
+
+// The tags of collective messages. Every call on a communicator takes the next sequence number (the
+// ranks call collectives in the same order, blocking and nonblocking alike), so the messages of two
+// collectives in flight on one communicator never match each other's receives. Internal users (the
+// context-id agreement of communicator creation, MPI_Finalize's barrier) use tags of their own range.
+constexpr int32_t kSeqTagMask = (1 << 24) - 1;
+constexpr int32_t kInternalTag = 1 << 26;
+inline int32_t seq_tag(uint32_t seq) {
+  return int32_t(seq & uint32_t(kSeqTagMask));
+}
+
+void *frame_alloc(size_t bytes) noexcept;
+void frame_free(void *p, size_t bytes) noexcept;
+
+// The coroutine type of an algorithm: co_return 0 or a pamir::Err value.
+class [[nodiscard]] Task {
+ public:
+  struct promise_type {
+    int result = 0;
+    std::coroutine_handle<> continuation;  // the algorithm that awaits this one, if any
+
+    Task get_return_object() noexcept {
+      return Task{std::coroutine_handle<promise_type>::from_promise(*this)};
+    }
+    static Task get_return_object_on_allocation_failure() noexcept { return Task{}; }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    struct Final {
+      bool await_ready() noexcept { return false; }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+        std::coroutine_handle<> c = h.promise().continuation;
+        return c ? c : std::noop_coroutine();
+      }
+      void await_resume() noexcept {}
+    };
+    Final final_suspend() noexcept { return {}; }
+    void return_value(int e) noexcept { result = e; }
+    void unhandled_exception() noexcept { __builtin_trap(); }  // algorithms throw nothing
+    static void *operator new(size_t n) noexcept { return frame_alloc(n); }
+    static void operator delete(void *p, size_t n) noexcept { frame_free(p, n); }
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task() = default;
+  explicit Task(Handle h) : h_(h) {}
+  Task(Task &&o) noexcept : h_(o.h_) { o.h_ = {}; }
+  Task &operator=(Task &&o) noexcept {
+    if (this != &o) {
+      destroy();
+      h_ = o.h_;
+      o.h_ = {};
+    }
+    return *this;
+  }
+  Task(const Task &) = delete;
+  Task &operator=(const Task &) = delete;
+  ~Task() { destroy(); }
+
+  bool valid() const { return bool(h_); }
+  bool done() const { return !h_ || h_.done(); }
+  int result() const { return h_ ? h_.promise().result : 6 /* Err::intern: no frame */; }
+  Handle handle() const { return h_; }
+
+  // `co_await inner(...)` inside an algorithm: runs inner as a step, evaluates to its result.
+  bool await_ready() const noexcept { return !h_; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> outer) noexcept {
+    h_.promise().continuation = outer;
+    return h_;
+  }
+  int await_resume() const noexcept { return result(); }
+
+ private:
+  void destroy() {
+    if (h_) h_.destroy();
+    h_ = {};
+  }
+  Handle h_;
+};
+
+// One collective in progress: its team and tag, the requests its current step waits on, and where to
+// resume it when they have completed.
+class Sched {
+ public:
+  static constexpr int kMaxPending = 32;  // messages one step may have in flight
+
+  Sched(const Team &t, int32_t tag) : team(t), tag(tag) {}
+  Sched(const Sched &) = delete;
+  Sched &operator=(const Sched &) = delete;
+  ~Sched();
+
+  const Team team;
+  const int32_t tag;
+
+  // Posts a message of this step (to/from team ranks). A send that fits one packet goes out at once and
+  // leaves nothing to wait for.
+  void isend(int peer, const void *buf, size_t bytes);
+  void irecv(int peer, void *buf, size_t bytes);
+
+  // `co_await s.wait()`: until every message posted since the last wait has completed; evaluates to 0
+  // or the first error (a receive whose message is not exactly the expected length is Err::truncate).
+  struct Wait {
+    Sched &s;
+    bool await_ready() const noexcept { return s.ready(); }
+    void await_suspend(std::coroutine_handle<> h) noexcept { s.resume_ = h; }
+    int await_resume() noexcept { return s.reap(); }
+  };
+  Wait wait() { return Wait{*this}; }
+  Wait send(int peer, const void *buf, size_t bytes) {
+    isend(peer, buf, bytes);
+    return wait();
+  }
+  Wait recv(int peer, void *buf, size_t bytes) {
+    irecv(peer, buf, bytes);
+    return wait();
+  }
+  // The receive is posted first, so the peer's message need not wait in the unexpected queue.
+  Wait sendrecv(int dest, const void *sbuf, size_t sbytes, int source, void *rbuf, size_t rbytes) {
+    irecv(source, rbuf, rbytes);
+    isend(dest, sbuf, sbytes);
+    return wait();
+  }
+
+  // Whether every posted message has completed.
+  bool ready() const;
+  // Starts a task on this schedule, or resumes it where it waits; true once it has finished.
+  bool start(Task &t) {
+    resume_ = t.handle();
+    return step(t);
+  }
+  bool step(Task &t) {
+    if (!t.valid()) return true;
+    std::coroutine_handle<> h = resume_;
+    resume_ = {};
+    h.resume();
+    return t.done();
+  }
+
+ private:
+  int reap();
+
+  pamir::Request *pending_[kMaxPending];
+  int npending_ = 0;
+  int overflow_ = 0;  // messages an algorithm posted beyond kMaxPending (a bug: fails the step)
+  std::coroutine_handle<> resume_;
+};
+
+// Runs a task to its end on the calling thread (a blocking collective); 0 or a pamir::Err value.
+int run(Sched &s, Task t);
+
+// A nonblocking collective: the context's progress resumes its task whenever its step's messages have
+// completed; `done` is called once, with the result, when the task has finished (possibly inside
+// start()).
+class NbSchedule : public ListNode {
+ public:
+  NbSchedule(const Team &t, int32_t tag) : sched(t, tag) {}
+  virtual ~NbSchedule() = default;
+  // Takes the task and runs its first step; registers with the context when it has to wait.
+  void start(Task t);
+  Sched sched;
+
+ protected:
+  virtual void done(int result) = 0;
+
+ private:
+  friend void poll_schedules();
+  Task task_;
+};
+
+// Resumes every nonblocking schedule whose step is ready (called by the context's progress).
+void poll_schedules();
+
+}  // namespace pamir::coll
