@@ -345,13 +345,14 @@ std::string describe_selection() {
       if (e.care & kSizeClassBits)
         cond += (cond.empty() ? "" : " ") + std::string("size-class=") +
                 std::to_string((e.mask & kSizeClassBits) >> kSizeClassShift);
-      std::snprintf(line, sizeof line, "    %zu. %-20s if %s\n", i + 1, kAlgorithms[e.algorithm].name,
+      std::snprintf(line, sizeof line, "    %zu. %-19s if %s\n", i + 1, kAlgorithms[e.algorithm].name,
                     cond.c_str());
       out += line;
     }
+    out += "    algorithms:\n";
     for (const Algorithm &a : kAlgorithms)
       if (a.coll == C(c)) {
-        std::snprintf(line, sizeof line, "       %-20s %s%s%s\n", a.name, a.about, a.needs ? "; needs " : "",
+        std::snprintf(line, sizeof line, "      %-20s %s%s%s\n", a.name, a.about, a.needs ? "; needs " : "",
                       a.needs ? describe_mask(a.needs).c_str() : "");
         out += line;
       }

@@ -97,6 +97,40 @@ if run bad_setting 1 2 PAMIR_SEND_PROTOCOLS=eager:10,bogus -- pt2pt_basic; then
   if grep -q "PAMIR_SEND_PROTOCOLS" "$work/bad_setting.err"; then pass bad_setting; else fail bad_setting "no variable named: $(head -2 "$work/bad_setting.err")"; fi
 fi
 
+# Collectives (seed 002): every algorithm of every collective forced per communicator, 1-5 ranks (4 and
+# 5 oversubscribe the two cores), blocking and nonblocking, in one launch per rank count.
+if has coll_sweep; then
+  sweep_nps="1 2 3 4 5"
+  [ "$quick" = 1 ] && sweep_nps="2 3"
+  for np in $sweep_nps; do ok_case "coll_sweep.np$np" 0 "$np" -- coll_sweep; done
+fi
+
+# PAMIR_COLL_<NAME> forces an algorithm for the job, and PAMIR_STATS counts what ran.
+coll_count() {  # coll_count CASE NAME: the count rank 0 printed for algorithm NAME (coll.allreduce.ring)
+  sed -n "s/^pamir stats: rank 0 coll\.$2 \([0-9]*\)$/\1/p" "$work/$1.err"
+}
+if run coll_forced 0 3 PAMIR_STATS=1 PAMIR_COLL_ALLREDUCE=ring -- pt2pt_basic; then
+  ring=$(coll_count coll_forced allreduce.ring) rd=$(coll_count coll_forced allreduce.recursive_doubling)
+  if [ "${ring:-0}" -gt 0 ] && [ "${rd:-x}" = 0 ]; then pass "coll_forced (ring $ring, recursive_doubling $rd)"
+  else fail coll_forced "ring '${ring:-}' recursive_doubling '${rd:-}'"; fi
+fi
+# A tuning file replaces the lists; a bad one, or a bad PAMIR_COLL_<NAME>, names the variable.
+printf '# allreduce by reduce + bcast up to 1 KiB, else recursive doubling\nsizes allreduce 1K\nallreduce reduce_bcast size-class=0\nallreduce recursive_doubling\n' >"$work/tuning.ok"
+if run coll_tuning 0 3 PAMIR_STATS=1 PAMIR_COLL_TUNING="$work/tuning.ok" -- pt2pt_basic; then
+  rb=$(coll_count coll_tuning allreduce.reduce_bcast) rd=$(coll_count coll_tuning allreduce.recursive_doubling)
+  if [ "${rb:-0}" -gt 0 ] && [ "${rd:-x}" = 0 ]; then pass "coll_tuning (reduce_bcast $rb)"
+  else fail coll_tuning "reduce_bcast '${rb:-}' recursive_doubling '${rd:-}'"; fi
+fi
+printf 'allgather recursive_doubling\n' >"$work/tuning.bad"
+for bad in "PAMIR_COLL_TUNING=$work/tuning.bad:needs power-of-two" "PAMIR_COLL_TUNING=/nonexistent:cannot open" \
+           "PAMIR_COLL_BCAST=bogus:expected one of: auto,binomial"; do
+  setting=${bad%%:*} want=${bad#*:}
+  if run coll_bad_setting 1 2 "$setting" -- pt2pt_basic; then
+    if grep -q "${setting%%=*}.*$want" "$work/coll_bad_setting.err"; then pass "coll_bad_setting ${setting%%=*} ($want)"
+    else fail "coll_bad_setting ${setting%%=*}" "$(head -2 "$work/coll_bad_setting.err")"; fi
+  fi
+done
+
 # MPI_ERRORS_ARE_FATAL names the function, the class and the reason.
 if run fatal 6 2 -- fatal; then
   if grep -q "MPI_Send: MPI_ERR_RANK: destination rank" "$work/fatal.err"; then pass fatal; else fail fatal "message: $(head -3 "$work/fatal.err" | tr '\n' '|')"; fi

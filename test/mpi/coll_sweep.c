@@ -1,0 +1,503 @@
+/* Every collective with every algorithm, forced per communicator with the info key pamir_coll_<name>,
+ * in one launch: sizes from 0 elements to a few MiB, contiguous and derived datatypes (a vector whose
+ * gaps must keep what they held), in place and not, blocking and nonblocking (also two nonblocking
+ * collectives in flight on one communicator). Every result is compared with a serial reference that each
+ * rank computes from the same deterministic inputs.
+ *
+ * Integer reductions are compared exactly. Floating-point sums are compared with a tolerance: an
+ * algorithm may add the p contributions in any grouping, and each of the p-1 additions of
+ * values of magnitude below M rounds by at most eps * p * M, so |got - want| <= p * p * eps * M bounds
+ * every order (M is the largest partial sum's magnitude, here below p * 2^12).
+ *
+ * An algorithm that needs what the communicator lacks (recursive doubling allgather on 3 ranks) must
+ * fail with MPI_ERR_UNSUPPORTED_OPERATION, and an unknown name in the info key with MPI_ERR_INFO_VALUE. */
+#include <float.h>
+#include <math.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static int rank, size;
+
+/* The algorithms of each collective, as pamir_info lists them. */
+static const char *const kBarrier[] = {"dissemination", "tree", NULL};
+static const char *const kBcast[] = {"binomial", "scatter_allgather", NULL};
+static const char *const kReduce[] = {"binomial", "linear", NULL};
+static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", NULL};
+static const char *const kGather[] = {"binomial", "linear", NULL};
+static const char *const kScatter[] = {"binomial", "linear", NULL};
+static const char *const kAllgather[] = {"ring", "recursive_doubling", "bruck", NULL};
+static const char *const kAlltoall[] = {"pairwise", "linear", NULL};
+
+/* Element counts per rank (per block for gather/scatter/allgather/alltoall). The largest makes
+ * alltoall move 5 x 5 x 70000 ints (7 MiB in all) on 5 ranks. */
+static const int kCounts[] = {0, 1, 7, 1000, 70000};
+#define NCOUNTS ((int)(sizeof kCounts / sizeof kCounts[0]))
+
+#define GAP (-77)
+static MPI_Datatype vec_int; /* 2 ints with a 1-int gap between: extent 3 ints */
+
+/* The value rank r contributes at element i of case `seed`. */
+static int val(int r, long i, int seed) {
+  return (int)((r + 1) * 1000003L + i * 7919L + seed * 104729L) % 100000;
+}
+
+/* Comm with the collective's algorithm forced, errors returned. */
+static MPI_Comm forced(const char *coll, const char *alg) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  char key[64];
+  snprintf(key, sizeof key, "pamir_coll_%s", coll);
+  MPI_Info_set(info, key, alg);
+  MPI_Comm c;
+  MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  return c;
+}
+
+static int is_pow2(int n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
+
+/* Completes a collective: blocking calls are done; a nonblocking one is waited for, by MPI_Test polling
+ * on odd cases (progress must come from Test alone) and MPI_Wait on even ones. */
+static int complete(int rc, MPI_Request *req, int nb, int k) {
+  if (rc != MPI_SUCCESS || !nb) return rc;
+  if (k % 2) {
+    int flag = 0;
+    while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+    return rc;
+  }
+  return MPI_Wait(req, MPI_STATUS_IGNORE);
+}
+
+/* Buffers of n elements of int or of vec_int (2 ints per element with a gap), filled with GAP. */
+static int *alloc_ints(long n, int derived) {
+  long len = derived ? 3 * n : n;
+  int *b = malloc(sizeof(int) * (size_t)(len + 1));
+  for (long i = 0; i < len + 1; ++i) b[i] = GAP;
+  return b;
+}
+/* Element e's data (a derived element holds two ints, data index 2e and 2e+1). */
+static int *at(int *b, long i, int derived) {
+  return derived ? &b[(i / 2) * 3 + (i % 2) * 2] : &b[i];
+}
+/* Whether every gap of a derived buffer of n elements (and the slot past the end) still holds GAP. */
+static int gaps_ok(const int *b, long n, int derived) {
+  if (derived)
+    for (long e = 0; e < n; ++e)
+      if (b[3 * e + 1] != GAP) return 0;
+  return b[derived ? 3 * n : n] == GAP;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+
+static volatile long *arrivals; /* a counter every rank's process maps */
+
+static void test_barrier(const char *alg, int nb) {
+  MPI_Comm c = forced("barrier", alg);
+  int bad = 0;
+  for (int k = 0; k < 30; ++k) {
+    /* Arrive in a different order each round, then check that no rank leaves before all arrived. */
+    if ((k + rank) % size == 0)
+      for (int y = 0; y < 200; ++y) sched_yield();
+    __atomic_fetch_add(arrivals, 1, __ATOMIC_SEQ_CST);
+    MPI_Request req;
+    int rc = nb ? MPI_Ibarrier(c, &req) : MPI_Barrier(c);
+    rc = complete(rc, &req, nb, k);
+    const long seen = __atomic_load_n(arrivals, __ATOMIC_SEQ_CST);
+    if (rc != MPI_SUCCESS || seen < (long)size * (k + 1)) ++bad;
+    /* nobody may arrive at round k+1 before every rank has read the counter of round k */
+    rc = nb ? MPI_Ibarrier(c, &req) : MPI_Barrier(c);
+    if (complete(rc, &req, nb, k) != MPI_SUCCESS) ++bad;
+  }
+  CHECK(bad == 0, "barrier %s (%s): %d rounds ended early or failed", alg, nb ? "nonblocking" : "blocking",
+        bad);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) *arrivals = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&c);
+}
+
+static void test_bcast(const char *alg, int nb) {
+  MPI_Comm c = forced("bcast", alg);
+  int k = 0;
+  for (int ci = 0; ci < NCOUNTS; ++ci)
+    for (int derived = 0; derived < 2; ++derived)
+      for (int root = 0; root < size; root += (size > 2 ? size / 2 : 1), ++k) {
+        const long n = kCounts[ci], elems = derived ? n / 2 : n; /* ints of data: 2 per derived element */
+        int *b = alloc_ints(derived ? elems : n, derived);
+        const long data = derived ? 2 * elems : n;
+        if (rank == root)
+          for (long i = 0; i < data; ++i) *at(b, i, derived) = val(root, i, k);
+        MPI_Request req;
+        int rc = nb ? MPI_Ibcast(b, (int)(derived ? elems : n), derived ? vec_int : MPI_INT, root, c, &req)
+                    : MPI_Bcast(b, (int)(derived ? elems : n), derived ? vec_int : MPI_INT, root, c);
+        rc = complete(rc, &req, nb, k);
+        long bad = 0;
+        for (long i = 0; i < data; ++i) bad += *at(b, i, derived) != val(root, i, k);
+        CHECK(rc == MPI_SUCCESS && bad == 0 && gaps_ok(b, derived ? elems : n, derived),
+              "bcast %s %s n=%ld derived=%d root=%d: rc %d, %ld wrong", alg, nb ? "nb" : "", n, derived, root,
+              rc, bad);
+        free(b);
+      }
+  MPI_Comm_free(&c);
+}
+
+/* A non-commutative, associative operation: element (a, b) is the map x -> a*x + b (mod 2^32), and
+ * in op inout computes inout o in... MPI's order: inout = in op inout, with in from the lower ranks,
+ * so the result of x0 op x1 op ... is f0 o f1 o ... (f0 applied last). */
+typedef struct {
+  uint32_t a, b;
+} affine;
+static void affine_op(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  affine *x = in, *y = inout;
+  for (int i = 0; i < *len; ++i) {
+    /* (x o y)(v) = x.a * (y.a * v + y.b) + x.b */
+    affine r = {x[i].a * y[i].a, x[i].a * y[i].b + x[i].b};
+    y[i] = r;
+  }
+}
+static affine affine_val(int r, long i, int seed) {
+  affine f = {(uint32_t)val(r, i, seed) * 2u + 1u, (uint32_t)val(r, i, seed + 1)};
+  return f;
+}
+
+enum { OP_INT_SUM, OP_DOUBLE_SUM, OP_INT_MAX, OP_AFFINE, OP_DERIVED_SUM, NOPS };
+static const char *const kOpNames[] = {"int sum", "double sum", "int max", "affine (non-commutative)",
+                                       "resized-int user sum"};
+/* Sum on gapped_int (an int in an 8-byte extent): a user operation, as MPI defines the predefined ones
+ * on predefined types (and contiguous runs of one) only. */
+static void gapped_sum(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  const int *x = in;
+  int *y = inout;
+  for (int i = 0; i < *len; ++i) y[2 * i] += x[2 * i];
+}
+static MPI_Op affine_mpi_op, gapped_sum_op;
+static MPI_Datatype affine_type, gapped_int; /* gapped_int: an int in an 8-byte extent */
+
+/* Fills element i of rank r's contribution for op o; `buf` is laid out as the op's datatype. */
+static void put_val(void *buf, int o, int r, long i, int seed) {
+  switch (o) {
+    case OP_INT_SUM:
+    case OP_INT_MAX:
+      ((int *)buf)[i] = val(r, i, seed) - 50000;
+      break;
+    case OP_DOUBLE_SUM:
+      ((double *)buf)[i] = (val(r, i, seed) % 4096) * 0.37;
+      break;
+    case OP_AFFINE:
+      ((affine *)buf)[i] = affine_val(r, i, seed);
+      break;
+    case OP_DERIVED_SUM:
+      ((int *)buf)[2 * i] = val(r, i, seed);
+      break;
+  }
+}
+static size_t op_extent(int o) {
+  return o == OP_DOUBLE_SUM ? sizeof(double) : o == OP_AFFINE ? sizeof(affine) : o == OP_DERIVED_SUM ? 8 : 4;
+}
+static MPI_Datatype op_type(int o) {
+  return o == OP_DOUBLE_SUM    ? MPI_DOUBLE
+         : o == OP_AFFINE      ? affine_type
+         : o == OP_DERIVED_SUM ? gapped_int
+                               : MPI_INT;
+}
+static MPI_Op op_op(int o) {
+  return o == OP_INT_MAX       ? MPI_MAX
+         : o == OP_AFFINE      ? affine_mpi_op
+         : o == OP_DERIVED_SUM ? gapped_sum_op
+                               : MPI_SUM;
+}
+
+/* Whether element i of buf holds the reduction over all ranks. */
+static int reduced_ok(const void *buf, int o, long i, int seed) {
+  switch (o) {
+    case OP_INT_SUM: {
+      int want = 0;
+      for (int r = 0; r < size; ++r) want += val(r, i, seed) - 50000;
+      return ((const int *)buf)[i] == want;
+    }
+    case OP_INT_MAX: {
+      int want = INT32_MIN;
+      for (int r = 0; r < size; ++r)
+        if (val(r, i, seed) - 50000 > want) want = val(r, i, seed) - 50000;
+      return ((const int *)buf)[i] == want;
+    }
+    case OP_DOUBLE_SUM: {
+      double want = 0;
+      for (int r = 0; r < size; ++r) want += (val(r, i, seed) % 4096) * 0.37;
+      const double tol = (double)size * size * DBL_EPSILON * size * 4096.0;
+      return fabs(((const double *)buf)[i] - want) <= tol;
+    }
+    case OP_AFFINE: {
+      affine want = affine_val(size - 1, i, seed);
+      for (int r = size - 2; r >= 0; --r) {
+        affine f = affine_val(r, i, seed);
+        affine x = {f.a * want.a, f.a * want.b + f.b};
+        want = x;
+      }
+      const affine *got = &((const affine *)buf)[i];
+      return got->a == want.a && got->b == want.b;
+    }
+    case OP_DERIVED_SUM: {
+      int want = 0;
+      for (int r = 0; r < size; ++r) want += val(r, i, seed);
+      return ((const int *)buf)[2 * i] == want && ((const int *)buf)[2 * i + 1] == GAP;
+    }
+  }
+  return 0;
+}
+
+static void *alloc_op(long n, int o) {
+  int *b = malloc(op_extent(o) * (size_t)n + 8);
+  for (size_t i = 0; i < (op_extent(o) * (size_t)n + 8) / 4; ++i) b[i] = GAP;
+  return b;
+}
+
+static void test_reduce(const char *coll, const char *alg, int nb, int all) {
+  MPI_Comm c = forced(coll, alg);
+  const int needs_commutative = all && !strcmp(alg, "ring");
+  int k = 0;
+  for (int ci = 0; ci < NCOUNTS; ++ci)
+    for (int o = 0; o < NOPS; ++o)
+      for (int in_place = 0; in_place < 2; ++in_place)
+        for (int root = 0; root < (all ? 1 : size); root += (size > 2 ? size / 2 : 1), ++k) {
+          const long n = kCounts[ci];
+          if (o == OP_DOUBLE_SUM && n > 1000) continue; /* the float tolerance check is per element */
+          void *send = alloc_op(n, o), *recv = alloc_op(n, o);
+          for (long i = 0; i < n; ++i) put_val(send, o, rank, i, k);
+          const int ip = in_place && (all || rank == root);
+          if (ip) memcpy(recv, send, op_extent(o) * (size_t)n);
+          MPI_Request req;
+          const void *sb = ip ? MPI_IN_PLACE : send;
+          int rc;
+          if (all)
+            rc = nb ? MPI_Iallreduce(sb, recv, (int)n, op_type(o), op_op(o), c, &req)
+                    : MPI_Allreduce(sb, recv, (int)n, op_type(o), op_op(o), c);
+          else
+            rc = nb ? MPI_Ireduce(sb, recv, (int)n, op_type(o), op_op(o), root, c, &req)
+                    : MPI_Reduce(sb, recv, (int)n, op_type(o), op_op(o), root, c);
+          rc = complete(rc, &req, nb, k);
+          if (needs_commutative && o == OP_AFFINE) {
+            /* every rank refuses the same call, before sending anything */
+            CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s %s with a non-commutative op: rc %d",
+                  coll, alg, rc);
+          } else if (all || rank == root) {
+            long bad = 0;
+            for (long i = 0; i < n; ++i) bad += !reduced_ok(recv, o, i, k);
+            CHECK(rc == MPI_SUCCESS && bad == 0, "%s %s %s %s n=%ld in_place=%d root=%d: rc %d, %ld wrong",
+                  coll, alg, nb ? "nb" : "", kOpNames[o], n, in_place, root, rc, bad);
+          } else {
+            CHECK(rc == MPI_SUCCESS, "%s %s: rc %d on a non-root rank", coll, alg, rc);
+          }
+          free(send);
+          free(recv);
+        }
+  MPI_Comm_free(&c);
+}
+
+/* gather (dir 0) and scatter (dir 1): rank r's block is val(r, i). */
+static void test_rooted(const char *coll, const char *alg, int nb, int scatter) {
+  MPI_Comm c = forced(coll, alg);
+  int k = 0;
+  for (int ci = 0; ci < NCOUNTS; ++ci)
+    for (int derived = 0; derived < 2; ++derived)
+      for (int in_place = 0; in_place < 2; ++in_place)
+        for (int root = 0; root < size; root += (size > 2 ? size / 2 : 1), ++k) {
+          const long n = kCounts[ci] & ~1L; /* even: a derived element holds 2 ints */
+          const long elems = derived ? n / 2 : n;
+          const MPI_Datatype t = derived ? vec_int : MPI_INT;
+          const int is_root = rank == root, ip = in_place && is_root;
+          /* the root's big buffer is derived, the small ones contiguous (the signatures match) */
+          int *big = is_root ? alloc_ints(elems * size, derived) : NULL;
+          int *small = alloc_ints(n, 0);
+          if (scatter) {
+            if (is_root)
+              for (int r = 0; r < size; ++r)
+                for (long i = 0; i < n; ++i) *at(big, r * n + i, derived) = val(r, i, k);
+          } else {
+            for (long i = 0; i < n; ++i) small[i] = val(rank, i, k);
+            if (ip)
+              for (long i = 0; i < n; ++i) *at(big, root * n + i, derived) = val(root, i, k);
+          }
+          MPI_Request req;
+          int rc;
+          if (scatter)
+            rc = nb ? MPI_Iscatter(big, (int)elems, t, ip ? MPI_IN_PLACE : small, (int)n, MPI_INT, root, c,
+                                   &req)
+                    : MPI_Scatter(big, (int)elems, t, ip ? MPI_IN_PLACE : small, (int)n, MPI_INT, root, c);
+          else
+            rc = nb ? MPI_Igather(ip ? MPI_IN_PLACE : small, (int)n, MPI_INT, big, (int)elems, t, root, c,
+                                  &req)
+                    : MPI_Gather(ip ? MPI_IN_PLACE : small, (int)n, MPI_INT, big, (int)elems, t, root, c);
+          rc = complete(rc, &req, nb, k);
+          long bad = 0;
+          if (scatter) {
+            if (!ip)
+              for (long i = 0; i < n; ++i) bad += small[i] != val(rank, i, k);
+            if (ip)
+              for (long i = 0; i < n; ++i) bad += *at(big, root * n + i, derived) != val(root, i, k);
+          } else if (is_root) {
+            for (int r = 0; r < size; ++r)
+              for (long i = 0; i < n; ++i) bad += *at(big, r * n + i, derived) != val(r, i, k);
+          }
+          const int gaps = !is_root || gaps_ok(big, elems * size, derived);
+          CHECK(rc == MPI_SUCCESS && bad == 0 && gaps,
+                "%s %s %s n=%ld derived=%d in_place=%d root=%d: rc %d, %ld wrong%s", coll, alg,
+                nb ? "nb" : "", n, derived, in_place, root, rc, bad, gaps ? "" : ", gaps written");
+          free(big);
+          free(small);
+        }
+  MPI_Comm_free(&c);
+}
+
+/* allgather and alltoall: block (from r, to d) holds val(r, i + d * n) for alltoall, val(r, i) for
+ * allgather. */
+static void test_all(const char *coll, const char *alg, int nb, int alltoall) {
+  MPI_Comm c = forced(coll, alg);
+  const int refuse = !strcmp(alg, "recursive_doubling") && !is_pow2(size);
+  int k = 0;
+  for (int ci = 0; ci < NCOUNTS; ++ci)
+    for (int derived = 0; derived < 2; ++derived)
+      for (int in_place = 0; in_place < 2; ++in_place, ++k) {
+        const long n = kCounts[ci] & ~1L;
+        const long elems = derived ? n / 2 : n;
+        const MPI_Datatype t = derived ? vec_int : MPI_INT;
+        int *recv = alloc_ints(elems * size, derived);
+        const long sblocks = alltoall ? size : 1;
+        int *send = alloc_ints(n * sblocks, 0);
+        for (long d = 0; d < sblocks; ++d)
+          for (long i = 0; i < n; ++i) send[d * n + i] = val(rank, i + d * n, k);
+        if (in_place) {
+          if (alltoall)
+            for (long j = 0; j < n * size; ++j) *at(recv, j, derived) = send[j];
+          else
+            for (long i = 0; i < n; ++i) *at(recv, rank * n + i, derived) = send[i];
+        }
+        MPI_Request req;
+        const void *sb = in_place ? MPI_IN_PLACE : send;
+        int rc;
+        if (alltoall)
+          rc = nb ? MPI_Ialltoall(sb, (int)n, MPI_INT, recv, (int)elems, t, c, &req)
+                  : MPI_Alltoall(sb, (int)n, MPI_INT, recv, (int)elems, t, c);
+        else
+          rc = nb ? MPI_Iallgather(sb, (int)n, MPI_INT, recv, (int)elems, t, c, &req)
+                  : MPI_Allgather(sb, (int)n, MPI_INT, recv, (int)elems, t, c);
+        rc = complete(rc, &req, nb, k);
+        if (refuse) {
+          CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION,
+                "%s %s on %d ranks: rc %d, expected a refusal", coll, alg, size, rc);
+        } else {
+          long bad = 0;
+          for (int r = 0; r < size; ++r)
+            for (long i = 0; i < n; ++i)
+              bad += *at(recv, r * n + i, derived) != val(r, i + (alltoall ? rank * n : 0), k);
+          const int gaps = gaps_ok(recv, elems * size, derived);
+          CHECK(rc == MPI_SUCCESS && bad == 0 && gaps,
+                "%s %s %s n=%ld derived=%d in_place=%d: rc %d, %ld wrong%s", coll, alg, nb ? "nb" : "", n,
+                derived, in_place, rc, bad, gaps ? "" : ", gaps written");
+        }
+        free(recv);
+        free(send);
+      }
+  MPI_Comm_free(&c);
+}
+
+/* Two nonblocking collectives in flight on one communicator, waited for in the reverse order, with a
+ * blocking one between: each must get its own messages. */
+static void test_overlap(void) {
+  int a[64], b[64], x = rank + 1, y = 0;
+  for (int i = 0; i < 64; ++i) {
+    a[i] = rank * 64 + i;
+    b[i] = rank == size - 1 ? 1000 + i : -1;
+  }
+  MPI_Request req[2];
+  MPI_Iallreduce(MPI_IN_PLACE, a, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[0]);
+  MPI_Ibcast(b, 64, MPI_INT, size - 1, MPI_COMM_WORLD, &req[1]);
+  MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Wait(&req[1], MPI_STATUS_IGNORE);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  int bad = y != size * (size + 1) / 2;
+  for (int i = 0; i < 64; ++i) {
+    bad += a[i] != 64 * size * (size - 1) / 2 + size * i;
+    bad += b[i] != 1000 + i;
+  }
+  CHECK(bad == 0, "two nonblocking collectives and a blocking one in flight: %d wrong", bad);
+}
+
+static void test_bad_info(void) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "pamir_coll_allreduce", "no_such_algorithm");
+  CHECK(err_class(MPI_Comm_set_info(c, info)) == MPI_ERR_INFO_VALUE, "an unknown algorithm is refused");
+  MPI_Info_free(&info);
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "pamir_coll_allreducex", "ring");
+  CHECK(err_class(MPI_Comm_set_info(c, info)) == MPI_ERR_INFO_KEY, "an unknown collective is refused");
+  MPI_Info_free(&info);
+  /* the refused hints left the communicator as it was: the default algorithm still serves it */
+  int x = 1, y = 0;
+  CHECK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, c) == MPI_SUCCESS && y == size,
+        "allreduce after refusals");
+  MPI_Comm_free(&c);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Type_vector(2, 1, 2, MPI_INT, &vec_int);
+  MPI_Type_commit(&vec_int);
+  MPI_Type_contiguous(2, MPI_UINT32_T, &affine_type);
+  MPI_Type_commit(&affine_type);
+  MPI_Type_create_resized(MPI_INT, 0, 8, &gapped_int);
+  MPI_Type_commit(&gapped_int);
+  MPI_Op_create(affine_op, 0, &affine_mpi_op);
+  MPI_Op_create(gapped_sum, 1, &gapped_sum_op);
+
+  /* the barrier counter: a file rank 0 creates, every rank maps, removed once mapped */
+  char path[64] = "";
+  if (rank == 0) {
+    snprintf(path, sizeof path, "/tmp/pamir-coll-sweep-%d", (int)getpid());
+    FILE *f = fopen(path, "w");
+    long zero = 0;
+    fwrite(&zero, sizeof zero, 1, f);
+    fclose(f);
+  }
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  FILE *f = fopen(path, "r+");
+  arrivals = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+  fclose(f);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) unlink(path);
+
+  for (int nb = 0; nb < 2; ++nb) {
+    for (const char *const *a = kBarrier; *a; ++a) test_barrier(*a, nb);
+    for (const char *const *a = kBcast; *a; ++a) test_bcast(*a, nb);
+    for (const char *const *a = kReduce; *a; ++a) test_reduce("reduce", *a, nb, 0);
+    for (const char *const *a = kAllreduce; *a; ++a) test_reduce("allreduce", *a, nb, 1);
+    for (const char *const *a = kGather; *a; ++a) test_rooted("gather", *a, nb, 0);
+    for (const char *const *a = kScatter; *a; ++a) test_rooted("scatter", *a, nb, 1);
+    for (const char *const *a = kAllgather; *a; ++a) test_all("allgather", *a, nb, 0);
+    for (const char *const *a = kAlltoall; *a; ++a) test_all("alltoall", *a, nb, 1);
+  }
+  test_overlap();
+  test_bad_info();
+  munmap((void *)arrivals, sizeof(long));
+  MPI_Op_free(&affine_mpi_op);
+  MPI_Op_free(&gapped_sum_op);
+  MPI_Type_free(&vec_int);
+  MPI_Type_free(&affine_type);
+  MPI_Type_free(&gapped_int);
+  return finish("coll_sweep");
+}
