@@ -145,8 +145,8 @@ bool print_collectives() {
   }
   section();
   std::printf(
-      "Collective algorithms (first matching entry wins; bits in pamir_info's and the tuning file's "
-      "names)\n");
+      "Collective algorithms (per collective: its size classes; its list, where the first entry whose bits "
+      "match a call wins; its algorithms. PAMIR_COLL_<NAME> forces one)\n");
   std::fputs(pamir::coll::describe_selection().c_str(), stdout);
   return true;
 }
