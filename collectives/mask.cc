@@ -3,8 +3,9 @@
 namespace pamir::coll {
 
 namespace {
-const char *const kCollectiveNames[] = {"barrier", "bcast",   "reduce",    "allreduce",
-                                        "gather",  "scatter", "allgather", "alltoall"};
+const char *const kCollectiveNames[] = {"barrier", "bcast",   "reduce",         "allreduce",
+                                        "gather",  "scatter", "allgather",      "alltoall",
+                                        "scan",    "exscan",  "reduce_scatter", "reduce_scatter_block"};
 static_assert(sizeof kCollectiveNames / sizeof kCollectiveNames[0] == size_t(Collective::count_));
 
 const struct {

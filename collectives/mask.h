@@ -26,6 +26,10 @@ enum class Collective : uint8_t {
   scatter,
   allgather,
   alltoall,
+  scan,
+  exscan,
+  reduce_scatter,
+  reduce_scatter_block,
   count_
 };
 const char *collective_name(Collective c);

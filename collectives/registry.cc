@@ -41,6 +41,18 @@ const Algorithm kAlgorithms[] = {
     {C::allgather, "bruck", allgather_bruck, 0, "ceil(log2 p) steps for any p, then a rotation"},
     {C::alltoall, "pairwise", alltoall_pairwise, 0, "p-1 steps, one partner each"},
     {C::alltoall, "linear", alltoall_linear, 0, "every message posted at once (small blocks)"},
+    {C::scan, "recursive_doubling", scan_recursive_doubling, 0, "ceil(log2 p) exchanges of partial results"},
+    {C::scan, "linear", scan_linear, 0, "a chain from rank 0 up"},
+    {C::exscan, "recursive_doubling", exscan_recursive_doubling, 0,
+     "ceil(log2 p) exchanges of partial results"},
+    {C::exscan, "linear", exscan_linear, 0, "a chain from rank 0 up"},
+    {C::reduce_scatter, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0,
+     "binomial reduce to rank 0, which sends every rank its block (small vectors)"},
+    {C::reduce_scatter, "ring", reduce_scatter_ring, kCommutative, "p-1 steps around a ring (large vectors)"},
+    {C::reduce_scatter_block, "reduce_scatterv", reduce_scatter_reduce_scatterv, 0,
+     "binomial reduce to rank 0, which sends every rank its block (small vectors)"},
+    {C::reduce_scatter_block, "ring", reduce_scatter_ring, kCommutative,
+     "p-1 steps around a ring (large vectors)"},
 };
 constexpr int kCount = int(sizeof kAlgorithms / sizeof kAlgorithms[0]);
 static_assert(kCount <= kMaxAlgorithms);
@@ -67,6 +79,14 @@ const DefaultEntry kDefaults[] = {
     {C::allgather, "ring", 0, 0},
     {C::alltoall, "linear", kSmallComm | size_class_bits(0), kSmallComm | kSC},
     {C::alltoall, "pairwise", 0, 0},
+    {C::scan, "recursive_doubling", 0, 0},
+    {C::exscan, "recursive_doubling", 0, 0},
+    {C::reduce_scatter, "ring", kCommutative | size_class_bits(2), kCommutative | kSC},
+    {C::reduce_scatter, "ring", kCommutative | size_class_bits(3), kCommutative | kSC},
+    {C::reduce_scatter, "reduce_scatterv", 0, 0},
+    {C::reduce_scatter_block, "ring", kCommutative | size_class_bits(2), kCommutative | kSC},
+    {C::reduce_scatter_block, "ring", kCommutative | size_class_bits(3), kCommutative | kSC},
+    {C::reduce_scatter_block, "reduce_scatterv", 0, 0},
 };
 // Classes: 0 below 2 KiB, 1 to 64 KiB, 2 to 512 KiB, 3 above.
 constexpr SizeTable kDefaultSizes{{2048, 65536, 524288}, 3};

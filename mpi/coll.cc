@@ -203,6 +203,7 @@ inline uint32_t aligned_bit(const void *a, const void *b) {
 struct Call {
   Stage send, recv;
   ReduceStage red;
+  std::vector<size_t> counts;  // reduce_scatter: elements per rank
   bool unpack_recv = false;
   bool unpack_red = false;
   void finish() {
@@ -525,6 +526,108 @@ int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Data
                 request, in_place ? nullptr : st, rt);
 }
 
+// The checks and staging every reduction shares: the operation on the type, the layout, and the
+// receive buffer's scratch copy (of `stage_count` elements; what the operation sees is `count`).
+#define PAMIR_REDUCTION(c, o, t, r)                          \
+  coll::Reduction r;                                         \
+  if (int rc_ = make_reduction(c, o, t, r, fn_)) return rc_; \
+  PAMIR_REDUCE_LAYOUT(c, t)
+
+inline uint32_t reduction_bits(const Datatype *t, const Op *o, const coll::Reduction &r, bool in_place,
+                               const void *sendbuf, const void *recvbuf) {
+  return (t->contiguous ? coll::kContiguous : 0) | (o->is_builtin ? coll::kBuiltinOp : 0) |
+         (r.commutative ? coll::kCommutative : 0) | (in_place ? coll::kInPlace : 0) |
+         aligned_bit(in_place ? nullptr : sendbuf, recvbuf);
+}
+
+// MPI_Scan (exclusive false) and MPI_Exscan: allreduce's checks; in place everywhere or nowhere.
+int scan(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype, MPI_Op op,
+         MPI_Comm comm, bool exclusive, MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_INTRA(c);
+  Datatype *t = PAMIR_TYPE(c, datatype);
+  Op *o = PAMIR_OP(c, op);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  PAMIR_CHECK_PART(c, sendbuf, count, t, 1, "send");
+  PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
+              "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
+  PAMIR_CHECK(c, buffer_ok(recvbuf, count), MPI_ERR_BUFFER, "receive buffer is NULL with count %lld",
+              (long long)count);
+  const uint64_t bytes = span_bytes(t, uint64_t(count));
+  PAMIR_CHECK(c, in_place || !overlap(sendbuf, bytes, recvbuf, bytes), MPI_ERR_BUFFER,
+              "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
+  PAMIR_REDUCTION(c, o, t, r);
+  Call call;
+  call.red.set(recvbuf, t, uint64_t(count));
+  PAMIR_STAGE(c, call.red);
+  if (in_place) call.red.in();
+  call.unpack_red = !(exclusive && c->rank == 0);  // MPI_Exscan leaves rank 0's recvbuf undefined: untouched
+  coll::Args a;
+  a.sendbuf = sendbuf;
+  a.recvbuf = call.red.ptr();
+  a.count = elements(o, t, count);
+  a.op = r;
+  a.in_place = in_place;
+  return launch(c, fn_, exclusive ? Collective::exscan : Collective::scan,
+                reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf), a.count * r.extent, a, call, request,
+                t);
+}
+
+// MPI_Reduce_scatter (counts[i] elements for rank i; `each` is kNotBlock) and MPI_Reduce_scatter_block
+// (`each` elements for every rank).
+constexpr int64_t kNotBlock = INT64_MIN;
+template <typename CountT>
+int reduce_scatter(const char *fn_, const void *sendbuf, void *recvbuf, const CountT *counts, int64_t each,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_INTRA(c);
+  Datatype *t = PAMIR_TYPE(c, datatype);
+  Op *o = PAMIR_OP(c, op);
+  const bool block = each != kNotBlock;
+  PAMIR_CHECK(c, block || counts, MPI_ERR_ARG, "recvcounts is NULL");
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  Call call;
+  try {
+    call.counts.resize(size_t(c->size));
+  } catch (const std::bad_alloc &) {
+    return raise(c, fn_, MPI_ERR_NO_MEM, "no memory for the counts of %d ranks", c->size);
+  }
+  int64_t total = 0;
+  for (int i = 0; i < c->size; ++i) {
+    const int64_t n = block ? each : int64_t(counts[i]);
+    PAMIR_CHECK(c, n >= 0, MPI_ERR_COUNT, "negative count %lld for rank %d", (long long)n, i);
+    PAMIR_CHECK(c, !too_big(n, t, 1) && total <= INT64_MAX - n, MPI_ERR_COUNT, "the counts are too large");
+    call.counts[size_t(i)] = elements(o, t, n);
+    total += n;
+  }
+  const int64_t mine = block ? each : int64_t(counts[c->rank]);
+  PAMIR_CHECK_PART(c, sendbuf, total, t, 1, "send");
+  PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
+              "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
+  PAMIR_CHECK(c, buffer_ok(recvbuf, in_place ? total : mine), MPI_ERR_BUFFER,
+              "receive buffer is NULL with count %lld", (long long)(in_place ? total : mine));
+  PAMIR_CHECK(
+      c,
+      in_place || !overlap(sendbuf, span_bytes(t, uint64_t(total)), recvbuf, span_bytes(t, uint64_t(mine))),
+      MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
+  PAMIR_REDUCTION(c, o, t, r);
+  // In place the whole input is in recvbuf: the scratch copy covers it, and what goes back beyond the
+  // rank's block is its own input unchanged.
+  call.red.set(recvbuf, t, uint64_t(in_place ? total : mine));
+  PAMIR_STAGE(c, call.red);
+  if (in_place) call.red.in();
+  call.unpack_red = true;
+  coll::Args a;
+  a.sendbuf = sendbuf;
+  a.recvbuf = call.red.ptr();
+  a.counts = call.counts.data();
+  a.op = r;
+  a.in_place = in_place;
+  return launch(c, fn_, block ? Collective::reduce_scatter_block : Collective::reduce_scatter,
+                reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
+                uint64_t(elements(o, t, total)) * r.extent, a, call, request, t);
+}
+
 // A nonblocking call given no place for its request.
 [[gnu::cold]] int null_request(const char *fn, MPI_Comm comm) {
   return raise(lookup<Comm>(comm), fn, MPI_ERR_ARG, "request is NULL");
@@ -758,3 +861,123 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
   return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, request);
 }
 PAMIR_ALIAS(Ialltoall_c);
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Scan");
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, false, nullptr);
+}
+PAMIR_ALIAS(Scan);
+
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Scan_c");
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, false, nullptr);
+}
+PAMIR_ALIAS(Scan_c);
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iscan");
+  if (!request) return null_request(fn_, comm);
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, false, request);
+}
+PAMIR_ALIAS(Iscan);
+
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iscan_c");
+  if (!request) return null_request(fn_, comm);
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, false, request);
+}
+PAMIR_ALIAS(Iscan_c);
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Exscan");
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, true, nullptr);
+}
+PAMIR_ALIAS(Exscan);
+
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Exscan_c");
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, true, nullptr);
+}
+PAMIR_ALIAS(Exscan_c);
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iexscan");
+  if (!request) return null_request(fn_, comm);
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, true, request);
+}
+PAMIR_ALIAS(Iexscan);
+
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iexscan_c");
+  if (!request) return null_request(fn_, comm);
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, true, request);
+}
+PAMIR_ALIAS(Iexscan_c);
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Reduce_scatter_block");
+  return reduce_scatter<int>(fn_, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, nullptr);
+}
+PAMIR_ALIAS(Reduce_scatter_block);
+
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Reduce_scatter_block_c");
+  return reduce_scatter<MPI_Count>(fn_, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, nullptr);
+}
+PAMIR_ALIAS(Reduce_scatter_block_c);
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ireduce_scatter_block");
+  if (!request) return null_request(fn_, comm);
+  return reduce_scatter<int>(fn_, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, request);
+}
+PAMIR_ALIAS(Ireduce_scatter_block);
+
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ireduce_scatter_block_c");
+  if (!request) return null_request(fn_, comm);
+  return reduce_scatter<MPI_Count>(fn_, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, request);
+}
+PAMIR_ALIAS(Ireduce_scatter_block_c);
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Reduce_scatter");
+  return reduce_scatter(fn_, sendbuf, recvbuf, recvcounts, kNotBlock, datatype, op, comm, nullptr);
+}
+PAMIR_ALIAS(Reduce_scatter);
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Reduce_scatter_c");
+  return reduce_scatter(fn_, sendbuf, recvbuf, recvcounts, kNotBlock, datatype, op, comm, nullptr);
+}
+PAMIR_ALIAS(Reduce_scatter_c);
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ireduce_scatter");
+  if (!request) return null_request(fn_, comm);
+  return reduce_scatter(fn_, sendbuf, recvbuf, recvcounts, kNotBlock, datatype, op, comm, request);
+}
+PAMIR_ALIAS(Ireduce_scatter);
+
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ireduce_scatter_c");
+  if (!request) return null_request(fn_, comm);
+  return reduce_scatter(fn_, sendbuf, recvbuf, recvcounts, kNotBlock, datatype, op, comm, request);
+}
+PAMIR_ALIAS(Ireduce_scatter_c);

@@ -18,7 +18,8 @@ struct Args {
   const void *sendbuf = nullptr;
   void *recvbuf = nullptr;  // bcast: the buffer
   size_t bytes = 0;         // bcast: the message; gather, scatter, allgather, alltoall: one rank's block
-  size_t count = 0;         // reduce, allreduce: elements
+  size_t count = 0;         // reduce, allreduce, scan, exscan: elements
+  const size_t *counts = nullptr;  // reduce_scatter(_block): the elements of each rank's block
   Reduction op{};
   int root = 0;
   bool in_place = false;
@@ -48,6 +49,14 @@ Task scatter_linear(Sched &s, Args a);
 Task allgather_ring(Sched &s, Args a);
 Task allgather_recursive_doubling(Sched &s, Args a);
 Task allgather_bruck(Sched &s, Args a);
+
+Task scan_recursive_doubling(Sched &s, Args a);
+Task scan_linear(Sched &s, Args a);
+Task exscan_recursive_doubling(Sched &s, Args a);
+Task exscan_linear(Sched &s, Args a);
+
+Task reduce_scatter_reduce_scatterv(Sched &s, Args a);
+Task reduce_scatter_ring(Sched &s, Args a);
 
 Task alltoall_pairwise(Sched &s, Args a);
 Task alltoall_linear(Sched &s, Args a);

@@ -31,6 +31,8 @@ static const char *const kGather[] = {"binomial", "linear", NULL};
 static const char *const kScatter[] = {"binomial", "linear", NULL};
 static const char *const kAllgather[] = {"ring", "recursive_doubling", "bruck", NULL};
 static const char *const kAlltoall[] = {"pairwise", "linear", NULL};
+static const char *const kScan[] = {"recursive_doubling", "linear", NULL};
+static const char *const kReduceScatter[] = {"reduce_scatterv", "ring", NULL};
 
 /* Element counts per rank (per block for gather/scatter/allgather/alltoall). The largest makes
  * alltoall move 5 x 5 x 70000 ints (7 MiB in all) on 5 ranks. */
@@ -216,43 +218,54 @@ static MPI_Op op_op(int o) {
                                : MPI_SUM;
 }
 
-/* Whether element i of buf holds the reduction over all ranks. */
-static int reduced_ok(const void *buf, int o, long i, int seed) {
+/* Whether element bi of buf holds element i reduced over ranks lo .. hi, in rank order. */
+static int range_ok(const void *buf, long bi, int o, long i, int seed, int lo, int hi) {
   switch (o) {
     case OP_INT_SUM: {
       int want = 0;
-      for (int r = 0; r < size; ++r) want += val(r, i, seed) - 50000;
-      return ((const int *)buf)[i] == want;
+      for (int r = lo; r <= hi; ++r) want += val(r, i, seed) - 50000;
+      return ((const int *)buf)[bi] == want;
     }
     case OP_INT_MAX: {
       int want = INT32_MIN;
-      for (int r = 0; r < size; ++r)
+      for (int r = lo; r <= hi; ++r)
         if (val(r, i, seed) - 50000 > want) want = val(r, i, seed) - 50000;
-      return ((const int *)buf)[i] == want;
+      return ((const int *)buf)[bi] == want;
     }
     case OP_DOUBLE_SUM: {
       double want = 0;
-      for (int r = 0; r < size; ++r) want += (val(r, i, seed) % 4096) * 0.37;
+      for (int r = lo; r <= hi; ++r) want += (val(r, i, seed) % 4096) * 0.37;
       const double tol = (double)size * size * DBL_EPSILON * size * 4096.0;
-      return fabs(((const double *)buf)[i] - want) <= tol;
+      return fabs(((const double *)buf)[bi] - want) <= tol;
     }
     case OP_AFFINE: {
-      affine want = affine_val(size - 1, i, seed);
-      for (int r = size - 2; r >= 0; --r) {
+      affine want = affine_val(hi, i, seed);
+      for (int r = hi - 1; r >= lo; --r) {
         affine f = affine_val(r, i, seed);
         affine x = {f.a * want.a, f.a * want.b + f.b};
         want = x;
       }
-      const affine *got = &((const affine *)buf)[i];
+      const affine *got = &((const affine *)buf)[bi];
       return got->a == want.a && got->b == want.b;
     }
     case OP_DERIVED_SUM: {
       int want = 0;
-      for (int r = 0; r < size; ++r) want += val(r, i, seed);
-      return ((const int *)buf)[2 * i] == want && ((const int *)buf)[2 * i + 1] == GAP;
+      for (int r = lo; r <= hi; ++r) want += val(r, i, seed);
+      return ((const int *)buf)[2 * bi] == want && ((const int *)buf)[2 * bi + 1] == GAP;
     }
   }
   return 0;
+}
+static int reduced_ok(const void *buf, int o, long i, int seed) {
+  return range_ok(buf, i, o, i, seed, 0, size - 1);
+}
+
+/* Whether element i of buf still holds GAP in every byte slot it spans. */
+static int untouched(const void *buf, int o, long i) {
+  const int *b = (const int *)((const char *)buf + op_extent(o) * (size_t)i);
+  for (size_t k = 0; k < op_extent(o) / 4; ++k)
+    if (b[k] != GAP) return 0;
+  return 1;
 }
 
 static void *alloc_op(long n, int o) {
@@ -300,6 +313,97 @@ static void test_reduce(const char *coll, const char *alg, int nb, int all) {
           free(send);
           free(recv);
         }
+  MPI_Comm_free(&c);
+}
+
+/* MPI_Scan and MPI_Exscan: rank r gets ranks 0 .. r (exscan: 0 .. r-1; rank 0's buffer is left as it
+ * was, which MPI allows). */
+static void test_scan(const char *alg, int nb, int exclusive) {
+  const char *coll = exclusive ? "exscan" : "scan";
+  MPI_Comm c = forced(coll, alg);
+  int k = 0;
+  for (int ci = 0; ci < NCOUNTS; ++ci)
+    for (int o = 0; o < NOPS; ++o)
+      for (int in_place = 0; in_place < 2; ++in_place, ++k) {
+        const long n = kCounts[ci];
+        if (o == OP_DOUBLE_SUM && n > 1000) continue;
+        void *send = alloc_op(n, o), *recv = alloc_op(n, o);
+        for (long i = 0; i < n; ++i) put_val(send, o, rank, i, k);
+        if (in_place) memcpy(recv, send, op_extent(o) * (size_t)n);
+        MPI_Request req;
+        const void *sb = in_place ? MPI_IN_PLACE : send;
+        int rc;
+        if (exclusive)
+          rc = nb ? MPI_Iexscan(sb, recv, (int)n, op_type(o), op_op(o), c, &req)
+                  : MPI_Exscan(sb, recv, (int)n, op_type(o), op_op(o), c);
+        else
+          rc = nb ? MPI_Iscan(sb, recv, (int)n, op_type(o), op_op(o), c, &req)
+                  : MPI_Scan(sb, recv, (int)n, op_type(o), op_op(o), c);
+        rc = complete(rc, &req, nb, k);
+        long bad = 0;
+        for (long i = 0; i < n; ++i) {
+          if (exclusive && rank == 0)
+            bad += in_place ? memcmp((char *)recv + op_extent(o) * (size_t)i,
+                                     (char *)send + op_extent(o) * (size_t)i, op_extent(o)) != 0
+                            : !untouched(recv, o, i);
+          else
+            bad += !range_ok(recv, i, o, i, k, 0, exclusive ? rank - 1 : rank);
+        }
+        CHECK(rc == MPI_SUCCESS && bad == 0, "%s %s %s %s n=%ld in_place=%d: rc %d, %ld wrong", coll, alg,
+              nb ? "nb" : "", kOpNames[o], n, in_place, rc, bad);
+        free(send);
+        free(recv);
+      }
+  MPI_Comm_free(&c);
+}
+
+/* MPI_Reduce_scatter (rank r's block has r + n elements: uneven, some empty when n is 0) and
+ * MPI_Reduce_scatter_block (n each). */
+static void test_reduce_scatter(const char *alg, int nb, int block) {
+  const char *coll = block ? "reduce_scatter_block" : "reduce_scatter";
+  MPI_Comm c = forced(coll, alg);
+  const int needs_commutative = !strcmp(alg, "ring");
+  int *counts = malloc(sizeof(int) * (size_t)size);
+  int k = 0;
+  for (int ci = 0; ci < NCOUNTS; ++ci)
+    for (int o = 0; o < NOPS; ++o)
+      for (int in_place = 0; in_place < 2; ++in_place, ++k) {
+        const long n = kCounts[ci] / (block ? 1 : 2);
+        if (o == OP_DOUBLE_SUM && n > 1000) continue;
+        long total = 0, first = 0;
+        for (int r = 0; r < size; ++r) {
+          counts[r] = (int)(block ? n : (n ? n + r : (r % 2)));
+          if (r < rank) first += counts[r];
+          total += counts[r];
+        }
+        void *send = alloc_op(total, o), *recv = alloc_op(in_place ? total : counts[rank], o);
+        for (long i = 0; i < total; ++i) put_val(send, o, rank, i, k);
+        if (in_place) memcpy(recv, send, op_extent(o) * (size_t)total);
+        MPI_Request req;
+        const void *sb = in_place ? MPI_IN_PLACE : send;
+        int rc;
+        if (block)
+          rc = nb ? MPI_Ireduce_scatter_block(sb, recv, (int)n, op_type(o), op_op(o), c, &req)
+                  : MPI_Reduce_scatter_block(sb, recv, (int)n, op_type(o), op_op(o), c);
+        else
+          rc = nb ? MPI_Ireduce_scatter(sb, recv, counts, op_type(o), op_op(o), c, &req)
+                  : MPI_Reduce_scatter(sb, recv, counts, op_type(o), op_op(o), c);
+        rc = complete(rc, &req, nb, k);
+        if (needs_commutative && o == OP_AFFINE) {
+          CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s %s with a non-commutative op: rc %d",
+                coll, alg, rc);
+        } else {
+          long bad = 0;
+          for (long i = 0; i < counts[rank]; ++i) bad += !range_ok(recv, i, o, first + i, k, 0, size - 1);
+          /* past the block: untouched (not in place), or the rank's own input (in place) */
+          if (!in_place) bad += !untouched(recv, o, counts[rank]);
+          CHECK(rc == MPI_SUCCESS && bad == 0, "%s %s %s %s n=%ld in_place=%d: rc %d, %ld wrong", coll, alg,
+                nb ? "nb" : "", kOpNames[o], n, in_place, rc, bad);
+        }
+        free(send);
+        free(recv);
+      }
+  free(counts);
   MPI_Comm_free(&c);
 }
 
@@ -490,6 +594,10 @@ int main(int argc, char **argv) {
     for (const char *const *a = kScatter; *a; ++a) test_rooted("scatter", *a, nb, 1);
     for (const char *const *a = kAllgather; *a; ++a) test_all("allgather", *a, nb, 0);
     for (const char *const *a = kAlltoall; *a; ++a) test_all("alltoall", *a, nb, 1);
+    for (const char *const *a = kScan; *a; ++a) test_scan(*a, nb, 0);
+    for (const char *const *a = kScan; *a; ++a) test_scan(*a, nb, 1);
+    for (const char *const *a = kReduceScatter; *a; ++a) test_reduce_scatter(*a, nb, 0);
+    for (const char *const *a = kReduceScatter; *a; ++a) test_reduce_scatter(*a, nb, 1);
   }
   test_overlap();
   test_bad_info();
