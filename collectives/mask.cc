@@ -3,9 +3,10 @@
 namespace pamir::coll {
 
 namespace {
-const char *const kCollectiveNames[] = {"barrier", "bcast",   "reduce",         "allreduce",
-                                        "gather",  "scatter", "allgather",      "alltoall",
-                                        "scan",    "exscan",  "reduce_scatter", "reduce_scatter_block"};
+const char *const kCollectiveNames[] = {
+    "barrier",   "bcast",    "reduce",     "allreduce", "gather",         "scatter",
+    "allgather", "alltoall", "scan",       "exscan",    "reduce_scatter", "reduce_scatter_block",
+    "gatherv",   "scatterv", "allgatherv", "alltoallv", "alltoallw"};
 static_assert(sizeof kCollectiveNames / sizeof kCollectiveNames[0] == size_t(Collective::count_));
 
 const struct {

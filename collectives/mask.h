@@ -30,6 +30,11 @@ enum class Collective : uint8_t {
   exscan,
   reduce_scatter,
   reduce_scatter_block,
+  gatherv,
+  scatterv,
+  allgatherv,
+  alltoallv,
+  alltoallw,
   count_
 };
 const char *collective_name(Collective c);
@@ -58,7 +63,8 @@ inline uint32_t size_class_bits(unsigned size_class) {
 // algorithm, so no list entry may depend on them (they are in the mask for what a rank does with its
 // own data, and for PAMIR_STATS and pamir_info).
 inline uint32_t rank_local_bits(Collective c) {
-  const bool rooted = c == Collective::reduce || c == Collective::gather || c == Collective::scatter;
+  const bool rooted = c == Collective::reduce || c == Collective::gather || c == Collective::scatter ||
+                      c == Collective::gatherv || c == Collective::scatterv;
   return kContiguous | kAligned | (rooted ? kInPlace : 0);
 }
 

@@ -53,6 +53,14 @@ const Algorithm kAlgorithms[] = {
      "binomial reduce to rank 0, which sends every rank its block (small vectors)"},
     {C::reduce_scatter_block, "ring", reduce_scatter_ring, kCommutative,
      "p-1 steps around a ring (large vectors)"},
+    {C::gatherv, "linear", gatherv_linear, 0, "every rank sends its part straight to the root"},
+    {C::scatterv, "linear", scatterv_linear, 0, "the root sends every rank its part"},
+    {C::allgatherv, "ring", allgatherv_ring, 0, "p-1 steps around a ring, straight from the receive buffer"},
+    {C::allgatherv, "linear", allgatherv_linear, 0, "every rank sends its part to every other"},
+    {C::alltoallv, "pairwise", alltoallv_pairwise, 0, "p steps, one partner each"},
+    {C::alltoallv, "linear", alltoallv_linear, 0, "every message posted at once"},
+    {C::alltoallw, "pairwise", alltoallv_pairwise, 0, "p steps, one partner each"},
+    {C::alltoallw, "linear", alltoallv_linear, 0, "every message posted at once"},
 };
 constexpr int kCount = int(sizeof kAlgorithms / sizeof kAlgorithms[0]);
 static_assert(kCount <= kMaxAlgorithms);
@@ -87,6 +95,14 @@ const DefaultEntry kDefaults[] = {
     {C::reduce_scatter_block, "ring", kCommutative | size_class_bits(2), kCommutative | kSC},
     {C::reduce_scatter_block, "ring", kCommutative | size_class_bits(3), kCommutative | kSC},
     {C::reduce_scatter_block, "reduce_scatterv", 0, 0},
+    {C::gatherv, "linear", 0, 0},
+    {C::scatterv, "linear", 0, 0},
+    {C::allgatherv, "ring", size_class_bits(3), kSC},
+    {C::allgatherv, "linear", 0, 0},
+    {C::alltoallv, "linear", kSmallComm, kSmallComm},
+    {C::alltoallv, "pairwise", 0, 0},
+    {C::alltoallw, "linear", kSmallComm, kSmallComm},
+    {C::alltoallw, "pairwise", 0, 0},
 };
 // Classes: 0 below 2 KiB, 1 to 64 KiB, 2 to 512 KiB, 3 above.
 constexpr SizeTable kDefaultSizes{{2048, 65536, 524288}, 3};
@@ -114,17 +130,19 @@ struct ForceSetting {
   }
 };
 
+// Never destroyed: config::all() keeps pointers to the settings until the process ends (and the leak
+// checker runs after static destructors).
 std::vector<ForceSetting *> &force_settings() {
-  static std::vector<ForceSetting *> v = [] {
-    std::vector<ForceSetting *> out;
+  static auto *v = [] {
+    auto *out = new std::vector<ForceSetting *>;
     for (size_t c = 0; c < size_t(C::count_); ++c) {
       auto *f = new ForceSetting(C(c));
       config::add(&f->setting);
-      out.push_back(f);
+      out->push_back(f);
     }
     return out;
   }();
-  return v;
+  return *v;
 }
 
 config::Setting tuning{"PAMIR_COLL_TUNING", "", config::Type::Text,
@@ -216,8 +234,9 @@ void load_defaults() {
   }
   std::string why;
   for (const DefaultEntry &d : kDefaults) {
-    const bool ok = add_entry(g_selector, d.coll, find_algorithm(d.coll, d.algorithm), d.mask, d.care, why);
-    if (!ok) {  // a mistake in the table above; the unit tests load it
+    const int id = find_algorithm(d.coll, d.algorithm);
+    if (id < 0) why = std::string(collective_name(d.coll)) + " has no algorithm " + d.algorithm;
+    if (id < 0 || !add_entry(g_selector, d.coll, id, d.mask, d.care, why)) {  // a mistake in the tables above
       std::fprintf(stderr, "pamir: built-in collective list: %s\n", why.c_str());
       __builtin_trap();
     }

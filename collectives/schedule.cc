@@ -57,39 +57,48 @@ Sched::~Sched() {
   for (int i = 0; i < npending_; ++i) pending_[i]->user_freed = true;
 }
 
-void Sched::isend(int peer, const void *buf, size_t bytes) {
-  Context &ctx = context();
-  const uint32_t task = team.tasks[peer];
-  if (ctx.try_send_immediate(task, match_bits(team.ctx, team.rank, tag), buf, bytes)) return;
+// A request of this step, posted by the caller; nullptr (counted as an overflow) past kMaxPending.
+Request *Sched::add(bool send, int peer, void *buf, uint64_t bytes) {
   if (npending_ == kMaxPending) {
     ++overflow_;
-    return;
+    return nullptr;
   }
-  Request *r = request_alloc(ReqKind::send);
+  Request *r = request_alloc(send ? ReqKind::send : ReqKind::recv);
   r->ctx = team.ctx;
-  r->source = team.rank;
-  r->tag = tag;
-  r->peer_task = task;
-  r->buf = const_cast<void *>(buf);
-  r->bytes = bytes;
-  pending_[npending_++] = r;
-  ctx.start_send(r);
-}
-
-void Sched::irecv(int peer, void *buf, size_t bytes) {
-  if (npending_ == kMaxPending) {
-    ++overflow_;
-    return;
-  }
-  Request *r = request_alloc(ReqKind::recv);
-  r->ctx = team.ctx;
-  r->source = peer;
+  r->source = send ? team.rank : peer;
   r->tag = tag;
   r->peer_task = team.tasks[peer];
   r->buf = buf;
   r->bytes = bytes;
   pending_[npending_++] = r;
-  context().start_recv(r);
+  return r;
+}
+
+void Sched::isend(int peer, const void *buf, size_t bytes) {
+  Context &ctx = context();
+  if (ctx.try_send_immediate(team.tasks[peer], match_bits(team.ctx, team.rank, tag), buf, bytes)) return;
+  if (Request *r = add(true, peer, const_cast<void *>(buf), bytes)) ctx.start_send(r);
+}
+
+void Sched::irecv(int peer, void *buf, size_t bytes) {
+  if (Request *r = add(false, peer, buf, bytes)) context().start_recv(r);
+}
+
+void Sched::isend(int peer, const Block &b) {
+  if (!b.layout) return isend(peer, b.base, b.bytes);
+  if (Request *r = add(true, peer, b.base, b.bytes)) {
+    r->layout = b.layout;
+    r->elems = b.elems;
+    context().start_send(r);
+  }
+}
+
+void Sched::irecv(int peer, const Block &b) {
+  if (Request *r = add(false, peer, b.base, b.bytes)) {
+    r->layout = b.layout;
+    r->elems = b.elems;
+    context().start_recv(r);
+  }
 }
 
 bool Sched::ready() const {

@@ -22,7 +22,10 @@
 
 namespace pamir {
 struct Request;
+namespace dt {
+struct Layout;
 }
+}  // namespace pamir
 
 namespace pamir::coll {
 
@@ -31,6 +34,16 @@ struct Team {
   int size;
   uint16_t ctx;           // the collective context id
   const uint32_t *tasks;  // team rank -> PAMI task
+};
+
+// One rank's part of a v-collective (MPI_Gatherv, MPI_Alltoallw, ...): `bytes` of data at `base`, laid
+// out by `layout` (`elems` elements of it) or contiguous when layout is null. The messages carry the
+// layouts (seed 003), so non-contiguous parts move without staging.
+struct Block {
+  void *base = nullptr;
+  uint64_t bytes = 0;
+  const dt::Layout *layout = nullptr;
+  uint64_t elems = 0;
 };
 
 // The tags of collective messages. Every call on a communicator takes the next sequence number (the
@@ -128,6 +141,8 @@ class Sched {
   // leaves nothing to wait for.
   void isend(int peer, const void *buf, size_t bytes);
   void irecv(int peer, void *buf, size_t bytes);
+  void isend(int peer, const Block &b);
+  void irecv(int peer, const Block &b);
 
   // `co_await s.wait()`: until every message posted since the last wait has completed; evaluates to 0
   // or the first error (a receive whose message is not exactly the expected length is Err::truncate).
@@ -144,6 +159,14 @@ class Sched {
   }
   Wait recv(int peer, void *buf, size_t bytes) {
     irecv(peer, buf, bytes);
+    return wait();
+  }
+  Wait send(int peer, const Block &b) {
+    isend(peer, b);
+    return wait();
+  }
+  Wait recv(int peer, const Block &b) {
+    irecv(peer, b);
     return wait();
   }
   // The receive is posted first, so the peer's message need not wait in the unexpected queue.
@@ -170,6 +193,7 @@ class Sched {
 
  private:
   int reap();
+  pamir::Request *add(bool send, int peer, void *buf, uint64_t bytes);
 
   pamir::Request *pending_[kMaxPending];
   int npending_ = 0;

@@ -203,7 +203,9 @@ inline uint32_t aligned_bit(const void *a, const void *b) {
 struct Call {
   Stage send, recv;
   ReduceStage red;
-  std::vector<size_t> counts;  // reduce_scatter: elements per rank
+  std::vector<size_t> counts;                 // reduce_scatter: elements per rank
+  std::vector<coll::Block> sblocks, rblocks;  // v-collectives: the parts
+  std::vector<char> packed;                   // alltoallv/w in place: the receive buffer's parts, packed
   bool unpack_recv = false;
   bool unpack_red = false;
   void finish() {
@@ -216,13 +218,17 @@ struct Call {
 struct NbCall final : coll::NbSchedule {
   NbCall(const coll::Team &t, int32_t tag, Call &&c) : NbSchedule(t, tag), call(std::move(c)) {}
   ~NbCall() override {
-    for (Datatype *t : types)
-      if (t) datatype_release(t);
+    for (Datatype *t : types) datatype_release(t);
   }
+  // Keeps t alive until the call completes (MPI_Type_free may come first).
   void hold(Datatype *t) {
     if (!t || t->predefined) return;
+    try {
+      types.push_back(t);
+    } catch (const std::bad_alloc &) {
+      return;  // not held: the caller's free then waits for nothing it could break before completion
+    }
     ++t->refs;
-    types[types[0] ? 1 : 0] = t;
   }
   void done(int result) override {
     if (!result) call.finish();
@@ -232,14 +238,15 @@ struct NbCall final : coll::NbSchedule {
     request_complete(r);
   }
   Call call;
-  Datatype *types[2] = {};
+  std::vector<Datatype *> types;
   pamir::Request *req = nullptr;
 };
 
 // Chooses the algorithm (seed 002) and runs it (request null) or starts it. `size` is the bytes that
 // decide the size class; t1 and t2 the datatypes a nonblocking call must keep alive.
 int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t size, const coll::Args &a,
-           Call &call, MPI_Request *request, Datatype *t1 = nullptr, Datatype *t2 = nullptr) {
+           Call &call, MPI_Request *request, Datatype *t1 = nullptr, Datatype *t2 = nullptr,
+           Datatype *const *more = nullptr, int nmore = 0) {
   const size_t ki = size_t(k);
   const uint32_t mask = coll::call_mask(k, c->coll_mask[ki], call_bits, size);
   int id = c->coll_forced[ki] >= 0 ? c->coll_forced[ki] : coll::forced_for_job(k);
@@ -268,6 +275,7 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
   PAMIR_CHECK(c, nb, MPI_ERR_NO_MEM, "no memory for the state of a nonblocking collective");
   nb->hold(t1);
   nb->hold(t2);
+  for (int i = 0; i < nmore; ++i) nb->hold(more[i]);
   pamir::Request *r = request_alloc(ReqKind::schedule);
   r->mpi_comm = c;
   nb->req = r;
@@ -628,6 +636,213 @@ int reduce_scatter(const char *fn_, const void *sendbuf, void *recvbuf, const Co
                 uint64_t(elements(o, t, total)) * r.extent, a, call, request, t);
 }
 
+// The parts of a v-collective: n parts, part i `counts[i]` elements of types[i] (or of t) at buf plus
+// displs[i] extents of t (or displs[i] bytes, for alltoallw). Raises and returns nonzero on bad input.
+template <typename CountT, typename DisplT>
+int make_blocks(Comm *c, const char *fn_, const void *buf, const CountT *counts, const DisplT *displs,
+                Datatype *t, Datatype *const *types, int n, std::vector<coll::Block> &out, const char *what) {
+  PAMIR_CHECK(c, counts && displs, MPI_ERR_ARG, "the %s counts or displacements are NULL", what);
+  try {
+    out.resize(size_t(n));
+  } catch (const std::bad_alloc &) {
+    return raise(c, fn_, MPI_ERR_NO_MEM, "no memory for the %d parts of the %s side", n, what);
+  }
+  for (int i = 0; i < n; ++i) {
+    const Datatype *ti = types ? types[i] : t;
+    const int64_t count = int64_t(counts[i]);
+    PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative %s count %lld for rank %d", what, (long long)count,
+                i);
+    PAMIR_CHECK(c, !too_big(count, ti, 1), MPI_ERR_COUNT, "%s count %lld for rank %d is too large", what,
+                (long long)count, i);
+    PAMIR_CHECK(c, buffer_ok(buf, count, ti), MPI_ERR_BUFFER, "%s buffer is NULL with count %lld for rank %d",
+                what, (long long)count, i);
+    // Integer arithmetic: with MPI_BOTTOM the displacements are absolute addresses.
+    const int64_t shift = types ? int64_t(displs[i]) : int64_t(displs[i]) * t->extent;
+    const Data d =
+        data_of(ti, reinterpret_cast<const void *>(reinterpret_cast<uintptr_t>(buf) + uintptr_t(shift)),
+                uint64_t(count));
+    out[size_t(i)] = coll::Block{d.base, d.bytes, d.layout, d.elems};
+  }
+  return MPI_SUCCESS;
+}
+
+// The one part of a rank's own side (gatherv's send, scatterv's receive, allgatherv's send).
+inline int one_block(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t,
+                     std::vector<coll::Block> &out, const char *what) {
+  const int64_t zero = 0;
+  return make_blocks(c, fn_, buf, &count, &zero, t, nullptr, 1, out, what);
+}
+
+// The types of alltoallw's parts, checked.
+int check_types(Comm *c, const char *fn_, const MPI_Datatype *handles, int n, std::vector<Datatype *> &out,
+                const char *what) {
+  PAMIR_CHECK(c, handles, MPI_ERR_ARG, "the %s types are NULL", what);
+  out.resize(size_t(n));
+  for (int i = 0; i < n; ++i) out[size_t(i)] = PAMIR_TYPE(c, handles[i]);
+  return MPI_SUCCESS;
+}
+
+template <typename CountT, typename DisplT>
+int gatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+            const CountT *recvcounts, const DisplT *displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
+            MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_INTRA(c);
+  PAMIR_ROOT(c, root);
+  const bool is_root = c->rank == root;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
+              root);
+  Call call;
+  Datatype *st = nullptr, *rt = nullptr;
+  if (!in_place) {
+    st = PAMIR_TYPE(c, sendtype);
+    PAMIR_CHECK(c, sendcount >= 0, MPI_ERR_COUNT, "negative send count %lld", (long long)sendcount);
+    if (int rc = one_block(c, fn_, sendbuf, sendcount, st, call.sblocks, "send")) return rc;
+  }
+  if (is_root) {
+    rt = PAMIR_TYPE(c, recvtype);
+    PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
+                "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
+    if (int rc =
+            make_blocks(c, fn_, recvbuf, recvcounts, displs, rt, nullptr, c->size, call.rblocks, "receive"))
+      return rc;
+    if (!in_place) PAMIR_SAME_BYTES(c, call.sblocks[0].bytes, call.rblocks[size_t(root)].bytes);
+  }
+  coll::Args a;
+  a.sblocks = call.sblocks.data();
+  a.rblocks = call.rblocks.data();
+  a.root = root;
+  a.in_place = in_place;
+  return launch(c, fn_, Collective::gatherv, in_place ? coll::kInPlace : 0, 0, a, call, request, st, rt);
+}
+
+template <typename CountT, typename DisplT>
+int scatterv(const char *fn_, const void *sendbuf, const CountT *sendcounts, const DisplT *displs,
+             MPI_Datatype sendtype, void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_INTRA(c);
+  PAMIR_ROOT(c, root);
+  const bool is_root = c->rank == root;
+  const bool in_place = recvbuf == MPI_IN_PLACE;
+  PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
+              root);
+  Call call;
+  Datatype *st = nullptr, *rt = nullptr;
+  if (!in_place) {
+    rt = PAMIR_TYPE(c, recvtype);
+    PAMIR_CHECK(c, recvcount >= 0, MPI_ERR_COUNT, "negative receive count %lld", (long long)recvcount);
+    if (int rc = one_block(c, fn_, recvbuf, recvcount, rt, call.rblocks, "receive")) return rc;
+  }
+  if (is_root) {
+    st = PAMIR_TYPE(c, sendtype);
+    PAMIR_CHECK(c, sendbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
+                "MPI_IN_PLACE is not a send buffer (pass it as recvbuf)");
+    if (int rc = make_blocks(c, fn_, sendbuf, sendcounts, displs, st, nullptr, c->size, call.sblocks, "send"))
+      return rc;
+    if (!in_place) PAMIR_SAME_BYTES(c, call.sblocks[size_t(root)].bytes, call.rblocks[0].bytes);
+  }
+  coll::Args a;
+  a.sblocks = call.sblocks.data();
+  a.rblocks = call.rblocks.data();
+  a.root = root;
+  a.in_place = in_place;
+  return launch(c, fn_, Collective::scatterv, in_place ? coll::kInPlace : 0, 0, a, call, request, st, rt);
+}
+
+template <typename CountT, typename DisplT>
+int allgatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+               const CountT *recvcounts, const DisplT *displs, MPI_Datatype recvtype, MPI_Comm comm,
+               MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_INTRA(c);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  Call call;
+  Datatype *st = nullptr, *rt = PAMIR_TYPE(c, recvtype);
+  PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
+              "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
+  if (int rc =
+          make_blocks(c, fn_, recvbuf, recvcounts, displs, rt, nullptr, c->size, call.rblocks, "receive"))
+    return rc;
+  if (!in_place) {
+    st = PAMIR_TYPE(c, sendtype);
+    PAMIR_CHECK(c, sendcount >= 0, MPI_ERR_COUNT, "negative send count %lld", (long long)sendcount);
+    if (int rc = one_block(c, fn_, sendbuf, sendcount, st, call.sblocks, "send")) return rc;
+    PAMIR_SAME_BYTES(c, call.sblocks[0].bytes, call.rblocks[size_t(c->rank)].bytes);
+  }
+  uint64_t total = 0;  // every rank knows every part's size: the size class is the same everywhere
+  for (const coll::Block &b : call.rblocks) total += b.bytes;
+  coll::Args a;
+  a.sblocks = call.sblocks.data();
+  a.rblocks = call.rblocks.data();
+  a.in_place = in_place;
+  return launch(c, fn_, Collective::allgatherv, in_place ? coll::kInPlace : 0, total, a, call, request, st,
+                rt);
+}
+
+// MPI_Alltoallv (types null: sendtype/recvtype for every part, displacements in extents) and
+// MPI_Alltoallw (a type per part, displacements in bytes). In place, the receive buffer's parts are
+// packed first and sent from the copy.
+template <typename CountT, typename DisplT>
+int alltoallv(const char *fn_, const void *sendbuf, const CountT *sendcounts, const DisplT *sdispls,
+              MPI_Datatype sendtype, const MPI_Datatype *sendtypes, void *recvbuf, const CountT *recvcounts,
+              const DisplT *rdispls, MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm,
+              bool w, MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  PAMIR_INTRA(c);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const int p = c->size;
+  Call call;
+  std::vector<Datatype *> stypes, rtypes;
+  Datatype *st = nullptr, *rt = nullptr;
+  PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
+              "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
+  if (w) {
+    if (int rc = check_types(c, fn_, recvtypes, p, rtypes, "receive")) return rc;
+  } else {
+    rt = PAMIR_TYPE(c, recvtype);
+  }
+  if (int rc = make_blocks(c, fn_, recvbuf, recvcounts, rdispls, rt, w ? rtypes.data() : nullptr, p,
+                           call.rblocks, "receive"))
+    return rc;
+  if (in_place) {
+    uint64_t total = 0;
+    for (const coll::Block &b : call.rblocks) total += b.bytes;
+    try {
+      call.packed.resize(total);
+      call.sblocks.resize(size_t(p));
+    } catch (const std::bad_alloc &) {
+      return raise(c, fn_, MPI_ERR_NO_MEM, "no memory for a copy of the %llu bytes sent in place",
+                   (unsigned long long)total);
+    }
+    uint64_t off = 0;
+    for (size_t i = 0; i < size_t(p); ++i) {
+      const coll::Block &r = call.rblocks[i];
+      pack_data(Data{r.base, r.bytes, r.layout, r.elems}, call.packed.data() + off);
+      call.sblocks[i] = coll::Block{call.packed.data() + off, r.bytes, nullptr, 0};
+      off += r.bytes;
+    }
+  } else {
+    if (w) {
+      if (int rc = check_types(c, fn_, sendtypes, p, stypes, "send")) return rc;
+    } else {
+      st = PAMIR_TYPE(c, sendtype);
+    }
+    if (int rc = make_blocks(c, fn_, sendbuf, sendcounts, sdispls, st, w ? stypes.data() : nullptr, p,
+                             call.sblocks, "send"))
+      return rc;
+    PAMIR_SAME_BYTES(c, call.sblocks[size_t(c->rank)].bytes, call.rblocks[size_t(c->rank)].bytes);
+  }
+  coll::Args a;
+  a.sblocks = call.sblocks.data();
+  a.rblocks = call.rblocks.data();
+  a.in_place = false;  // the parts to send are in the packed copy
+  rtypes.insert(rtypes.end(), stypes.begin(), stypes.end());
+  return launch(c, fn_, w ? Collective::alltoallw : Collective::alltoallv, in_place ? coll::kInPlace : 0, 0,
+                a, call, request, st, rt, rtypes.data(), int(rtypes.size()));
+}
+
 // A nonblocking call given no place for its request.
 [[gnu::cold]] int null_request(const char *fn, MPI_Comm comm) {
   return raise(lookup<Comm>(comm), fn, MPI_ERR_ARG, "request is NULL");
@@ -981,3 +1196,188 @@ int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count r
   return reduce_scatter(fn_, sendbuf, recvbuf, recvcounts, kNotBlock, datatype, op, comm, request);
 }
 PAMIR_ALIAS(Ireduce_scatter_c);
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Gatherv");
+  return gatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                 nullptr);
+}
+PAMIR_ALIAS(Gatherv);
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Gatherv_c");
+  return gatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                 nullptr);
+}
+PAMIR_ALIAS(Gatherv_c);
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request) {
+  PAMIR_ENTER("MPI_Igatherv");
+  if (!request) return null_request(fn_, comm);
+  return gatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                 request);
+}
+PAMIR_ALIAS(Igatherv);
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Igatherv_c");
+  if (!request) return null_request(fn_, comm);
+  return gatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                 request);
+}
+PAMIR_ALIAS(Igatherv_c);
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Scatterv");
+  return scatterv(fn_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  nullptr);
+}
+PAMIR_ALIAS(Scatterv);
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Scatterv_c");
+  return scatterv(fn_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  nullptr);
+}
+PAMIR_ALIAS(Scatterv_c);
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iscatterv");
+  if (!request) return null_request(fn_, comm);
+  return scatterv(fn_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  request);
+}
+PAMIR_ALIAS(Iscatterv);
+
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iscatterv_c");
+  if (!request) return null_request(fn_, comm);
+  return scatterv(fn_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  request);
+}
+PAMIR_ALIAS(Iscatterv_c);
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Allgatherv");
+  return allgatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr);
+}
+PAMIR_ALIAS(Allgatherv);
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                      MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Allgatherv_c");
+  return allgatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr);
+}
+PAMIR_ALIAS(Allgatherv_c);
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iallgatherv");
+  if (!request) return null_request(fn_, comm);
+  return allgatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+}
+PAMIR_ALIAS(Iallgatherv);
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Iallgatherv_c");
+  if (!request) return null_request(fn_, comm);
+  return allgatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+}
+PAMIR_ALIAS(Iallgatherv_c);
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Alltoallv");
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, sendtype, nullptr, recvbuf, recvcounts, rdispls,
+                   recvtype, nullptr, comm, false, nullptr);
+}
+PAMIR_ALIAS(Alltoallv);
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Alltoallv_c");
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, sendtype, nullptr, recvbuf, recvcounts, rdispls,
+                   recvtype, nullptr, comm, false, nullptr);
+}
+PAMIR_ALIAS(Alltoallv_c);
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ialltoallv");
+  if (!request) return null_request(fn_, comm);
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, sendtype, nullptr, recvbuf, recvcounts, rdispls,
+                   recvtype, nullptr, comm, false, request);
+}
+PAMIR_ALIAS(Ialltoallv);
+
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ialltoallv_c");
+  if (!request) return null_request(fn_, comm);
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, sendtype, nullptr, recvbuf, recvcounts, rdispls,
+                   recvtype, nullptr, comm, false, request);
+}
+PAMIR_ALIAS(Ialltoallv_c);
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Alltoallw");
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, recvcounts,
+                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm, true, nullptr);
+}
+PAMIR_ALIAS(Alltoallw);
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  PAMIR_ENTER("MPI_Alltoallw_c");
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, recvcounts,
+                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm, true, nullptr);
+}
+PAMIR_ALIAS(Alltoallw_c);
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ialltoallw");
+  if (!request) return null_request(fn_, comm);
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, recvcounts,
+                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm, true, request);
+}
+PAMIR_ALIAS(Ialltoallw);
+
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                      MPI_Request *request) {
+  PAMIR_ENTER("MPI_Ialltoallw_c");
+  if (!request) return null_request(fn_, comm);
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, recvcounts,
+                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm, true, request);
+}
+PAMIR_ALIAS(Ialltoallw_c);

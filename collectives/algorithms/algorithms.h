@@ -20,6 +20,10 @@ struct Args {
   size_t bytes = 0;         // bcast: the message; gather, scatter, allgather, alltoall: one rank's block
   size_t count = 0;         // reduce, allreduce, scan, exscan: elements
   const size_t *counts = nullptr;  // reduce_scatter(_block): the elements of each rank's block
+  // v-collectives: each rank's part of the send and the receive side (p blocks where the call has p
+  // parts, one where it has one: gatherv's send, scatterv's receive; null where it has none)
+  const Block *sblocks = nullptr;
+  const Block *rblocks = nullptr;
   Reduction op{};
   int root = 0;
   bool in_place = false;
@@ -57,6 +61,13 @@ Task exscan_linear(Sched &s, Args a);
 
 Task reduce_scatter_reduce_scatterv(Sched &s, Args a);
 Task reduce_scatter_ring(Sched &s, Args a);
+
+Task gatherv_linear(Sched &s, Args a);
+Task scatterv_linear(Sched &s, Args a);
+Task allgatherv_ring(Sched &s, Args a);
+Task allgatherv_linear(Sched &s, Args a);
+Task alltoallv_pairwise(Sched &s, Args a);
+Task alltoallv_linear(Sched &s, Args a);
 
 Task alltoall_pairwise(Sched &s, Args a);
 Task alltoall_linear(Sched &s, Args a);

@@ -33,6 +33,11 @@ static const char *const kAllgather[] = {"ring", "recursive_doubling", "bruck", 
 static const char *const kAlltoall[] = {"pairwise", "linear", NULL};
 static const char *const kScan[] = {"recursive_doubling", "linear", NULL};
 static const char *const kReduceScatter[] = {"reduce_scatterv", "ring", NULL};
+static const struct {
+  const char *coll, *alg;
+} kVector[] = {{"gatherv", "linear"},     {"scatterv", "linear"},    {"allgatherv", "ring"},
+               {"allgatherv", "linear"},  {"alltoallv", "pairwise"}, {"alltoallv", "linear"},
+               {"alltoallw", "pairwise"}, {"alltoallw", "linear"}};
 
 /* Element counts per rank (per block for gather/scatter/allgather/alltoall). The largest makes
  * alltoall move 5 x 5 x 70000 ints (7 MiB in all) on 5 ranks. */
@@ -407,6 +412,179 @@ static void test_reduce_scatter(const char *alg, int nb, int block) {
   MPI_Comm_free(&c);
 }
 
+/* The v-collectives. Part sizes differ per rank (m(r, d) pairs of ints from rank r to rank d, some
+ * empty), the receive side lays the parts out in reverse rank order with a one-element gap after each,
+ * as MPI_INT or as the vector type (whose gaps must survive too), and the data of the part from r to d
+ * is val(r, i + 1000 * d). */
+static long pairs(long n, int r, int d) {
+  return n ? n / 2 + r + 2 * d : (r + d) % 2;
+}
+
+/* Receive-side layout of p parts (part j: m[j] pairs), reversed, gaps between: displacement of part j
+ * in elements of the receive type, and the total span in ints. */
+static long layout_parts(const long *m, int derived, int *counts, int *displs) {
+  long at = 0; /* in elements */
+  for (int j = size - 1; j >= 0; --j) {
+    counts[j] = (int)(derived ? m[j] : 2 * m[j]);
+    displs[j] = (int)at;
+    at += counts[j] + 1;
+  }
+  return derived ? 3 * at : at; /* ints spanned */
+}
+static int *filled(long ints) {
+  int *b = malloc(sizeof(int) * (size_t)(ints + 1));
+  for (long i = 0; i <= ints; ++i) b[i] = GAP;
+  return b;
+}
+/* Checks part j of a receive buffer: data val(from, i + 1000 * to), the gap after it untouched. */
+static long part_bad(const int *b, int derived, int displ, long m, int from, int to, int k) {
+  long bad = 0;
+  const int *base = derived ? b + 3 * (long)displ : b + displ;
+  for (long i = 0; i < 2 * m; ++i) bad += *at((int *)base, i, derived) != val(from, i + 1000 * to, k);
+  bad += derived ? (m && base[3 * m - 2] != GAP) + (base[3 * m] != GAP) : base[2 * m] != GAP;
+  return bad;
+}
+
+static void test_vector(const char *coll, const char *alg, int nb) {
+  MPI_Comm c = forced(coll, alg);
+  const int gv = !strcmp(coll, "gatherv"), sv = !strcmp(coll, "scatterv"), agv = !strcmp(coll, "allgatherv"),
+            w = !strcmp(coll, "alltoallw");
+  long *m = malloc(sizeof(long) * (size_t)size);
+  int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+  int *scounts = malloc(sizeof(int) * (size_t)size), *sdispls = malloc(sizeof(int) * (size_t)size);
+  MPI_Datatype *stypes = malloc(sizeof(MPI_Datatype) * (size_t)size),
+               *rtypes = malloc(sizeof(MPI_Datatype) * (size_t)size);
+  int k = 0;
+  for (int ci = 0; ci < NCOUNTS; ++ci)
+    for (int derived = 0; derived < 2; ++derived)
+      for (int in_place = 0; in_place < 2; ++in_place)
+        for (int root = 0; root < ((gv || sv) ? size : 1); root += (size > 2 ? size / 2 : 1), ++k) {
+          const long n = kCounts[ci] / 8;
+          const MPI_Datatype rt = derived ? vec_int : MPI_INT;
+          int rc = MPI_SUCCESS;
+          long bad = 0;
+          MPI_Request req;
+          if (gv || sv || agv) {
+            /* part j holds rank j's data (gatherv/allgatherv) or rank j's share (scatterv) */
+            for (int j = 0; j < size; ++j) m[j] = pairs(n, j, 0);
+            const long ints = layout_parts(m, derived, counts, displs);
+            const int is_root = (gv || sv) ? rank == root : 1;
+            const int ip = in_place && is_root;
+            int *big = filled(ints);
+            int *mine = filled(2 * m[rank]);
+            if (sv) {
+              if (is_root)
+                for (int j = 0; j < size; ++j)
+                  for (long i = 0; i < 2 * m[j]; ++i)
+                    *at((derived ? big + 3 * (long)displs[j] : big + displs[j]), i, derived) = val(j, i, k);
+            } else {
+              for (long i = 0; i < 2 * m[rank]; ++i) mine[i] = val(rank, i, k);
+              if (ip)
+                for (long i = 0; i < 2 * m[rank]; ++i)
+                  *at((derived ? big + 3 * (long)displs[rank] : big + displs[rank]), i, derived) =
+                      val(rank, i, k);
+            }
+            const int mc = (int)(2 * m[rank]);
+            if (gv)
+              rc = nb ? MPI_Igatherv(ip ? MPI_IN_PLACE : mine, mc, MPI_INT, big, counts, displs, rt, root, c,
+                                     &req)
+                      : MPI_Gatherv(ip ? MPI_IN_PLACE : mine, mc, MPI_INT, big, counts, displs, rt, root, c);
+            else if (sv)
+              rc = nb ? MPI_Iscatterv(big, counts, displs, rt, ip ? MPI_IN_PLACE : mine, mc, MPI_INT, root, c,
+                                      &req)
+                      : MPI_Scatterv(big, counts, displs, rt, ip ? MPI_IN_PLACE : mine, mc, MPI_INT, root, c);
+            else
+              rc = nb ? MPI_Iallgatherv(ip ? MPI_IN_PLACE : mine, mc, MPI_INT, big, counts, displs, rt, c,
+                                        &req)
+                      : MPI_Allgatherv(ip ? MPI_IN_PLACE : mine, mc, MPI_INT, big, counts, displs, rt, c);
+            rc = complete(rc, &req, nb, k);
+            if (sv) {
+              if (!ip)
+                for (long i = 0; i < 2 * m[rank]; ++i) bad += mine[i] != val(rank, i, k);
+              if (is_root) bad += part_bad(big, derived, displs[rank], m[rank], rank, 0, k);
+            } else if (is_root) {
+              for (int j = 0; j < size; ++j) bad += part_bad(big, derived, displs[j], m[j], j, 0, k);
+            }
+            free(big);
+            free(mine);
+          } else {
+            /* alltoallv / alltoallw: the part from r to d has pr(r, d) pairs (in place the counts must be
+             * symmetric: recvbuf's part j is both what goes to j and what comes from j) */
+#define PR(r, d) (in_place ? (n ? n / 2 + (r) + (d) : ((r) + (d)) % 2) : pairs(n, (r), (d)))
+            for (int j = 0; j < size; ++j) m[j] = PR(j, rank); /* what this rank receives from j */
+            long ints;
+            if (w) {
+              /* part j arrives as vec_int when j is odd, as MPI_INT otherwise; displacements in bytes */
+              long at_b = 0;
+              for (int j = size - 1; j >= 0; --j) {
+                const int dj = j % 2;
+                rtypes[j] = dj ? vec_int : MPI_INT;
+                counts[j] = (int)(dj ? m[j] : 2 * m[j]);
+                displs[j] = (int)at_b;
+                at_b += (dj ? 3 * m[j] : 2 * m[j]) * (long)sizeof(int) + 3 * (long)sizeof(int);
+              }
+              ints = at_b / (long)sizeof(int);
+            } else {
+              ints = layout_parts(m, derived, counts, displs);
+            }
+            int *recv = filled(ints);
+            /* where part j of recv starts, and its type's shape */
+#define PART(j) \
+  (w ? recv + displs[j] / (int)sizeof(int) : (derived ? recv + 3 * (long)displs[j] : recv + displs[j]))
+#define PART_DERIVED(j) (w ? (j) % 2 : derived)
+            long stotal = 0;
+            for (int d = 0; d < size; ++d) {
+              scounts[d] = (int)(2 * PR(rank, d));
+              sdispls[d] = (int)stotal * (w ? (int)sizeof(int) : 1);
+              stypes[d] = MPI_INT;
+              stotal += scounts[d];
+            }
+            int *send = filled(stotal);
+            for (int d = 0; d < size; ++d)
+              for (long i = 0; i < scounts[d]; ++i) {
+                const int v = val(rank, i + 1000 * d, k);
+                if (in_place)
+                  *at(PART(d), i, PART_DERIVED(d)) = v;
+                else
+                  send[(w ? sdispls[d] / (int)sizeof(int) : sdispls[d]) + i] = v;
+              }
+            const void *sb = in_place ? MPI_IN_PLACE : send;
+            if (w)
+              rc = nb ? MPI_Ialltoallw(sb, scounts, sdispls, stypes, recv, counts, displs, rtypes, c, &req)
+                      : MPI_Alltoallw(sb, scounts, sdispls, stypes, recv, counts, displs, rtypes, c);
+            else
+              rc = nb ? MPI_Ialltoallv(sb, scounts, sdispls, MPI_INT, recv, counts, displs, rt, c, &req)
+                      : MPI_Alltoallv(sb, scounts, sdispls, MPI_INT, recv, counts, displs, rt, c);
+            rc = complete(rc, &req, nb, k);
+            for (int j = 0; j < size; ++j) {
+              if (w) {
+                for (long i = 0; i < 2 * m[j]; ++i)
+                  bad += *at(PART(j), i, PART_DERIVED(j)) != val(j, i + 1000 * rank, k);
+                bad += PART(j)[PART_DERIVED(j) ? 3 * m[j] : 2 * m[j]] != GAP;
+              } else {
+                bad += part_bad(recv, derived, displs[j], m[j], j, rank, k);
+              }
+            }
+#undef PR
+#undef PART
+#undef PART_DERIVED
+            free(recv);
+            free(send);
+          }
+          CHECK(rc == MPI_SUCCESS && bad == 0,
+                "%s %s %s n=%ld derived=%d in_place=%d root=%d: rc %d, %ld wrong", coll, alg, nb ? "nb" : "",
+                n, derived, in_place, root, rc, bad);
+        }
+  free(m);
+  free(counts);
+  free(displs);
+  free(scounts);
+  free(sdispls);
+  free(stypes);
+  free(rtypes);
+  MPI_Comm_free(&c);
+}
+
 /* gather (dir 0) and scatter (dir 1): rank r's block is val(r, i). */
 static void test_rooted(const char *coll, const char *alg, int nb, int scatter) {
   MPI_Comm c = forced(coll, alg);
@@ -598,6 +776,8 @@ int main(int argc, char **argv) {
     for (const char *const *a = kScan; *a; ++a) test_scan(*a, nb, 1);
     for (const char *const *a = kReduceScatter; *a; ++a) test_reduce_scatter(*a, nb, 0);
     for (const char *const *a = kReduceScatter; *a; ++a) test_reduce_scatter(*a, nb, 1);
+    for (size_t v = 0; v < sizeof kVector / sizeof kVector[0]; ++v)
+      test_vector(kVector[v].coll, kVector[v].alg, nb);
   }
   test_overlap();
   test_bad_info();

@@ -46,9 +46,12 @@ TEST_F(CollRegistry, NamesAndLookups) {
   EXPECT_EQ(find_algorithm(Collective::bcast, "ring"), -1);  // a name of another collective
   EXPECT_EQ(find_algorithm(Collective::allreduce, "bogus"), -1);
   EXPECT_NE(algorithm_names(Collective::allgather).find("bruck"), std::string::npos);
-  // at least two algorithms for each collective
+  // at least two algorithms for each collective, but gatherv and scatterv (one message per rank is all a
+  // root can do when only it knows every part's size)
   for (size_t c = 0; c < size_t(Collective::count_); ++c)
-    EXPECT_NE(algorithm_names(Collective(c)).find(','), std::string::npos) << collective_name(Collective(c));
+    if (Collective(c) != Collective::gatherv && Collective(c) != Collective::scatterv)
+      EXPECT_NE(algorithm_names(Collective(c)).find(','), std::string::npos)
+          << collective_name(Collective(c));
 }
 
 TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
