@@ -211,6 +211,7 @@ int context_alloc(Comm *parent, const char *fn, bool participate, uint64_t key, 
   }
 }
 
+
 // A new communicator over `group` (this process a member) with context `ctx`; inherits parent's error
 // handler. Takes its own references.
 Comm *comm_make(Comm *parent, Group *group, uint16_t ctx) {
@@ -389,6 +390,38 @@ void context_id_free(uint16_t ctx) {
   const unsigned pair = ctx / 2;
   if (pair < 2) return;  // MPI_COMM_WORLD's and MPI_COMM_SELF's are never given back
   ids().mask[pair / 32] |= 1u << (pair % 32);
+}
+
+// One round of the agreement, for MPI_Comm_idup, whose reduction is a step of a nonblocking schedule:
+// begin() contributes this process's bitmap if nobody else is using it (zeros otherwise, which makes
+// every member retry), end() reads the AND of all contributions.
+void ContextRound::begin() {
+  ContextIds &s = ids();
+  words.assign(kReduceWords, 0u);
+  own = !s.mask_in_use;
+  if (own) {
+    s.mask_in_use = true;
+    std::copy(std::begin(s.mask), std::end(s.mask), words.begin());
+    words[kWords] = ~0u;
+  }
+}
+
+int ContextRound::end(bool failed, uint16_t &out) {
+  ContextIds &s = ids();
+  if (own) s.mask_in_use = false;
+  if (failed) return -1;
+  for (unsigned w = 0; w < kWords; ++w) {
+    if (!words[w]) continue;
+    const unsigned pair = w * 32 + unsigned(__builtin_ctz(words[w]));
+    s.mask[w] &= ~(1u << (pair % 32));
+    out = uint16_t(2 * pair);
+    return 0;
+  }
+  return words[kWords] == ~0u ? -1 : 1;
+}
+
+Comm *comm_dup_of(Comm *parent, uint16_t ctx) {
+  return comm_make(parent, parent->local, ctx);
 }
 
 int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn) {

@@ -95,6 +95,19 @@ void context_id_free(uint16_t ctx);
 // A new communicator over `group` (a subset of parent's group) with a fresh context id; collective
 // over `parent`. Members outside `group` pass nullptr and get MPI_COMM_NULL.
 int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn);
+
+// The context-id agreement one round at a time (MPI_Comm_idup): begin() fills `words` with this
+// process's contribution, the caller ANDs them over the parent (coll::internal_allreduce's algorithm,
+// as a step of its schedule), end() takes the id: 0 with `out` set, 1 to run another round (some member
+// could not contribute its bitmap), -1 when no id is free (or `failed`).
+struct ContextRound {
+  std::vector<uint32_t> words;
+  bool own = false;
+  void begin();
+  int end(bool failed, uint16_t &out);
+};
+// A duplicate of parent's group with context ctx (no hints, attributes or forced algorithms yet).
+Comm *comm_dup_of(Comm *parent, uint16_t ctx);
 void comm_release(Comm *c);
 
 // Attributes: copy on dup, delete on free (MPI_COMM_SELF's first at finalize). The user callbacks run

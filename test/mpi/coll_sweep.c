@@ -714,6 +714,66 @@ static void test_overlap(void) {
   CHECK(bad == 0, "two nonblocking collectives and a blocking one in flight: %d wrong", bad);
 }
 
+/* MPI_Comm_idup is nonblocking: rank 0 starts it, then receives a rendezvous-sized message that rank 1
+ * sends before it starts its own idup (a blocking dup inside idup would deadlock here). The new
+ * communicators work, have their own context, copy attributes, and take hints from the info. */
+static void test_idup(void) {
+  enum { N = 1 << 20 };
+  char *big = malloc(N);
+  int keyval, attr = 42, *got = NULL, flag = 0;
+  MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, &attr);
+  MPI_Comm d1 = MPI_COMM_NULL, d2 = MPI_COMM_NULL;
+  MPI_Request req[3];
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "pamir_coll_allreduce", "ring");
+  if (rank == 0) {
+    MPI_Comm_idup(MPI_COMM_WORLD, &d1, &req[0]);
+    if (size > 1) MPI_Recv(big, N, MPI_CHAR, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    if (rank == 1) {
+      memset(big, 7, N);
+      MPI_Send(big, N, MPI_CHAR, 0, 5, MPI_COMM_WORLD);
+    }
+    MPI_Comm_idup(MPI_COMM_WORLD, &d1, &req[0]);
+  }
+  int x = rank, sum = -1;
+  MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[1]);
+  MPI_Comm_idup_with_info(MPI_COMM_WORLD, info, &d2, &req[2]);
+  MPI_Waitall(3, req, MPI_STATUSES_IGNORE);
+  CHECK(sum == size * (size - 1) / 2, "an allreduce between two idups: %d", sum);
+  CHECK(d1 != MPI_COMM_NULL && d2 != MPI_COMM_NULL && d1 != d2, "idup gave two communicators");
+  int cmp = -1;
+  MPI_Comm_compare(d1, MPI_COMM_WORLD, &cmp);
+  CHECK(cmp == MPI_CONGRUENT, "the duplicate is congruent to its parent (%d)", cmp);
+  MPI_Comm_get_attr(d1, keyval, &got, &flag);
+  CHECK(flag && got && *got == 42, "idup copied the attribute");
+  /* own context: a message on d1 is not received on world */
+  if (size > 1) {
+    int v = -1, found = 0;
+    if (rank == 0) MPI_Send(&x, 1, MPI_INT, 1, 9, d1);
+    if (rank == 1) {
+      MPI_Recv(&v, 1, MPI_INT, 0, 9, d1, MPI_STATUS_IGNORE);
+      MPI_Iprobe(0, 9, MPI_COMM_WORLD, &found, MPI_STATUS_IGNORE);
+      CHECK(v == 0 && !found, "the message on the duplicate stayed on it");
+    }
+  }
+  /* d2 took the info's hint: ring cannot serve a non-commutative operation */
+  MPI_Comm_set_errhandler(d2, MPI_ERRORS_RETURN);
+  affine a = {3, 1}, r;
+  CHECK(err_class(MPI_Allreduce(&a, &r, 1, affine_type, affine_mpi_op, d2)) == MPI_ERR_UNSUPPORTED_OPERATION,
+        "idup_with_info's hint forces ring on the new communicator");
+  MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, d2);
+  CHECK(sum == size * (size - 1) / 2, "allreduce on the new communicator: %d", sum);
+  MPI_Info_free(&info);
+  MPI_Comm_free(&d1);
+  MPI_Comm_free(&d2);
+  MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+  MPI_Comm_free_keyval(&keyval);
+  free(big);
+}
+
 static void test_bad_info(void) {
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
@@ -780,6 +840,7 @@ int main(int argc, char **argv) {
       test_vector(kVector[v].coll, kVector[v].alg, nb);
   }
   test_overlap();
+  test_idup();
   test_bad_info();
   munmap((void *)arrivals, sizeof(long));
   MPI_Op_free(&affine_mpi_op);
