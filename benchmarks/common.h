@@ -1,19 +1,23 @@
 /*
- * Shared helpers for Pamir's OSU-compatible benchmarks (latency, bw, bibw, multi_lat, mbw_mr,
- * allreduce) and the derived-datatype ones (latency -D, halo, dt_commit).
+ * Shared helpers for Pamir's OSU-compatible benchmarks (latency, bw, bibw, multi_lat, mbw_mr;
+ * the collectives allreduce, barrier, bcast, reduce, allgather, alltoall and the non-blocking
+ * iallreduce) and the derived-datatype ones (latency -D, halo, dt_commit).
  *
  * Plain MPI + C99 + POSIX: no Pamir-specific calls, so the same sources build with any MPI's mpicc.
  * Output follows OSU micro-benchmarks 7.4 (header lines, "# Size" column 10 wide, values 18 wide with
  * two decimals), so scripts that parse OSU output parse ours too.
  *
  * Options (as OSU's): -m [MIN:]MAX  message sizes, -i ITER  timed iterations, -x WARMUP  untimed
- * iterations, -W WINDOW (bandwidth tests), -f  min/max/iterations columns (allreduce), -c  validate
- * every received byte or reduced element (prints a Validation column; exit status 1 when any size
- * fails), -v version, -h help, and for latency -D/--ddt TYPE (OSU 7.x's derived-datatype mode:
+ * iterations, -W WINDOW (bandwidth tests), -f  min/max/iterations columns (collectives; for
+ * iallreduce OSU's full set of timing columns), -t CALLS  MPI_Test calls during iallreduce's dummy
+ * compute (OSU's -t/--num_test_calls, default 0), -c  validate every received byte or reduced
+ * element (prints a Validation column; exit status 1 when any size fails; barrier: see barrier.c),
+ * -v version, -h help, and for latency -D/--ddt TYPE (OSU 7.x's derived-datatype mode:
  * "vect:STRIDE:BLOCK" or "cont", see latency.c). Not in OSU: --precision N prints
  * N decimals instead of 2 (sub-microsecond latencies need 3 for a meaningful ratio), and
  * --iterations-large N / --warmup-large N set the counts above 8 KiB alone (-i and -x set both).
- * halo takes -m [MIN:]MAX as the range of the cube edge N (not bytes) and its "large" counts apply
+ * barrier has no sizes: it accepts -m and ignores it, as OSU's osu_barrier does, and ignores the
+ * "large" counts. halo takes -m [MIN:]MAX as the range of the cube edge N (not bytes) and its "large" counts apply
  * above N = 64; dt_commit takes no -m (see the programs).
  */
 #ifndef PAMIR_BENCH_COMMON_H
@@ -39,7 +43,10 @@ static int bench_precision = BENCH_PRECISION;
 enum bench_kind {
   BENCH_LATENCY, BENCH_BW, BENCH_BIBW, BENCH_MULTI_LAT, BENCH_MBW_MR, BENCH_ALLREDUCE,
   BENCH_HALO,     /* halo.c: sizes are the cube edge N, 16..256 */
-  BENCH_DT_COMMIT /* dt_commit.c: no sizes; -i/-x count the later transfers */
+  BENCH_DT_COMMIT, /* dt_commit.c: no sizes; -i/-x count the later transfers */
+  /* OSU's other collectives: barrier (no sizes), bcast/allgather/alltoall (MPI_CHAR, 1 B..1 MiB),
+   * reduce and the non-blocking iallreduce (MPI_FLOAT, 4 B..1 MiB, like allreduce) */
+  BENCH_BARRIER, BENCH_BCAST, BENCH_REDUCE, BENCH_ALLGATHER, BENCH_ALLTOALL, BENCH_IALLREDUCE
 };
 
 /* OSU 7.x -D/--ddt (latency only): none, "cont" (MPI_Type_contiguous of the size) or
@@ -60,6 +67,15 @@ static inline int bench_kind_window(enum bench_kind k) {
   return k == BENCH_BW || k == BENCH_BIBW || k == BENCH_MBW_MR;
 }
 #define BENCH_COLL_MAX_SIZE ((size_t)1 << 20) /* 1 MiB, OSU's MAX_MSG_SIZE_COLL */
+#define BENCH_COLL_MEM_LIMIT ((size_t)512 << 20) /* OSU's MAX_MEM_LIMIT: size * ranks at most */
+static inline int bench_kind_coll(enum bench_kind k) {
+  return k == BENCH_ALLREDUCE || k == BENCH_BARRIER || k == BENCH_BCAST || k == BENCH_REDUCE ||
+         k == BENCH_ALLGATHER || k == BENCH_ALLTOALL || k == BENCH_IALLREDUCE;
+}
+/* The collectives on MPI_FLOAT elements: sizes below 4 bytes are skipped, so they start at 4. */
+static inline int bench_kind_float(enum bench_kind k) {
+  return k == BENCH_ALLREDUCE || k == BENCH_REDUCE || k == BENCH_IALLREDUCE;
+}
 
 struct bench_options {
   size_t min_size;
@@ -70,26 +86,33 @@ struct bench_options {
   long skip_large;
   int window;
   int validate;
-  int full; /* -f (allreduce): also min, max and iterations */
+  int full; /* -f (collectives): also min, max and iterations */
+  int num_tests; /* -t (iallreduce): MPI_Test calls during the dummy compute, OSU's default 0 */
   enum bench_ddt ddt; /* -D (latency) */
   long ddt_stride;    /* bytes, vect only */
   long ddt_block;     /* bytes, vect only */
 };
 
 static inline void bench_usage(const char *name, enum bench_kind kind) {
-  const int lat = bench_kind_latency(kind), coll = kind == BENCH_ALLREDUCE;
-  const int halo = kind == BENCH_HALO, dtc = kind == BENCH_DT_COMMIT;
+  const int lat = bench_kind_latency(kind), coll = bench_kind_coll(kind);
+  const int halo = kind == BENCH_HALO, dtc = kind == BENCH_DT_COMMIT, bar = kind == BENCH_BARRIER;
   printf("Usage: %s [options]\n", name);
   printf("Options:\n");
   if (halo)
     printf("  -m, --message-size [MIN:]MAX  cube edges N = MIN..MAX in powers of two (default 16:256)\n");
-  else if (!dtc)
-    printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s)\n",
-           lat ? "0:4194304" : coll ? "4:1048576" : "1:4194304");
+  else if (bar)
+    printf("  -m, --message-size [MIN:]MAX  accepted and ignored (no sizes), as OSU's osu_barrier\n");
+  else if (!dtc && !bar)
+    printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s)%s\n",
+           lat ? "0:4194304" : bench_kind_float(kind) ? "4:1048576" : coll ? "1:1048576" : "1:4194304",
+           kind == BENCH_ALLGATHER || kind == BENCH_ALLTOALL ? ";\n                                the size each rank sends to each rank" : "");
   if (dtc) {
     printf("  -i, --iterations ITER         timed later transfers (default 1000)\n");
     printf("  -x, --warmup WARMUP           untimed transfers between the first and the timed ones\n"
            "                                (default 10)\n");
+  } else if (bar) {
+    printf("  -i, --iterations ITER         timed barriers (default 1000)\n");
+    printf("  -x, --warmup WARMUP           untimed barriers before them (default 100)\n");
   } else if (halo) {
     printf("  -i, --iterations ITER         timed exchanges per N (default 1000, 100 above N = 64)\n");
     printf("  -x, --warmup WARMUP           untimed exchanges per N (default 100, 10 above N = 64)\n");
@@ -106,14 +129,25 @@ static inline void bench_usage(const char *name, enum bench_kind kind) {
            "                                MPI_CHAR); adds a Transmit Size column (bytes moved)\n");
   if (bench_kind_window(kind))
     printf("  -W, --window-size WINDOW      messages in flight per iteration (default 64)\n");
-  if (coll)
+  if (kind == BENCH_IALLREDUCE) {
+    printf("  -t, --num_test_calls CALLS    MPI_Test calls interleaved with the dummy compute\n"
+           "                                (default 0, as OSU: compute, then MPI_Wait)\n");
+    printf("  -f, --full                    also print the Coll. Init, MPI_Test and MPI_Wait times and\n"
+           "                                the min and max pure communication time over the ranks\n");
+  } else if (coll)
     printf("  -f, --full                    also print min and max latency over the ranks and the\n"
            "                                iteration count\n");
-  printf("  -c, --validation              check every received %s; adds a Validation column\n",
-         coll ? "element of the result" : halo ? "halo element (and the untouched rest)"
-         : "byte (and, with a datatype, that the gaps are untouched)");
+  if (bar)
+    printf("  -c, --validation              check that no rank leaves a barrier before every rank has\n"
+           "                                entered it (one rank enters late); adds a Validation column\n");
+  else
+    printf("  -c, --validation              check every received %s; adds a Validation column\n",
+           bench_kind_float(kind) ? "element of the result"
+           : coll ? "byte (and that the send buffer is unchanged)"
+           : halo ? "halo element (and the untouched rest)"
+           : "byte (and, with a datatype, that the gaps are untouched)");
   printf("      --precision N             decimals in the value column (default 2, as OSU)\n");
-  if (!dtc) {
+  if (!dtc && !bar) {
     printf("      --iterations-large N      timed iterations above %s only (after -i)\n",
            halo ? "N = 64" : "8 KiB");
     printf("      --warmup-large N          warm-up iterations above %s only (after -x)\n",
@@ -150,6 +184,7 @@ static inline const char *bench_long_to_short(const char *arg) {
       {"--message-size", "-m"}, {"--iterations", "-i"}, {"--warmup", "-x"},
       {"--window-size", "-W"},  {"--validation", "-c"}, {"--version", "-v"},
       {"--help", "-h"},         {"--full", "-f"},           {"--ddt", "-D"},
+      {"--num_test_calls", "-t"},
   };
   size_t i;
   for (i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -165,8 +200,8 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
                                       const char *title, struct bench_options *o) {
   int i;
   const char *name = argv[0] ? argv[0] : "benchmark";
-  o->min_size = bench_kind_latency(kind) ? 0 : kind == BENCH_ALLREDUCE ? 4 : 1;
-  o->max_size = kind == BENCH_ALLREDUCE ? BENCH_COLL_MAX_SIZE : BENCH_MAX_SIZE;
+  o->min_size = bench_kind_latency(kind) ? 0 : bench_kind_float(kind) ? 4 : 1;
+  o->max_size = bench_kind_coll(kind) ? BENCH_COLL_MAX_SIZE : BENCH_MAX_SIZE;
   if (kind == BENCH_HALO) {
     o->min_size = BENCH_HALO_MIN_N;
     o->max_size = BENCH_HALO_MAX_N;
@@ -179,7 +214,7 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
     o->skip = 100;
     o->iterations_large = 1000;
     o->skip_large = 10;
-  } else if (kind == BENCH_ALLREDUCE || kind == BENCH_HALO) {
+  } else if (bench_kind_coll(kind) || kind == BENCH_HALO) {
     o->iterations = 1000;
     o->skip = 100;
     o->iterations_large = 100;
@@ -193,6 +228,7 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
   o->window = 64;
   o->validate = 0;
   o->full = 0;
+  o->num_tests = 0;
   o->ddt = BENCH_DDT_NONE;
   o->ddt_stride = o->ddt_block = 0;
 
@@ -225,7 +261,7 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
       return -1;
     }
     opt = a[1];
-    if (opt == 'm' || opt == 'i' || opt == 'x' || opt == 'W' || opt == 'D') {
+    if (opt == 'm' || opt == 'i' || opt == 'x' || opt == 'W' || opt == 'D' || opt == 't') {
       if (i + 1 >= argc) {
         if (rank == 0) fprintf(stderr, "%s: option -%c needs a value\n", name, opt);
         return -1;
@@ -312,11 +348,24 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
         o->window = (int)w;
         break;
       }
+      case 't': {
+        long t;
+        if (kind != BENCH_IALLREDUCE) {
+          if (rank == 0) fprintf(stderr, "%s: unknown option '%s'\n", name, argv[i - 1]);
+          return -1;
+        }
+        if (!bench_parse_long(val, &t, 0) || t > 1000000) {
+          if (rank == 0) fprintf(stderr, "%s: invalid number of MPI_Test calls '%s'\n", name, val);
+          return -1;
+        }
+        o->num_tests = (int)t;
+        break;
+      }
       case 'c':
         o->validate = 1;
         break;
       case 'f':
-        if (kind != BENCH_ALLREDUCE) {
+        if (!bench_kind_coll(kind)) {
           if (rank == 0) fprintf(stderr, "%s: unknown option '%s'\n", name, argv[i]);
           return -1;
         }
@@ -475,5 +524,76 @@ static inline double bench_sum2(int rank, double mine) {
 }
 
 static inline size_t bench_next_size(size_t size) { return size ? size * 2 : 1; }
+
+/*
+ * The blocking collectives' output (OSU 7.x print_only_header / print_stats): "# Datatype:" line
+ * (none for barrier, datatype NULL), then "# Size" and "Avg Latency(us)", with -f the lowest and
+ * highest of the ranks' means and the iteration count, with -c a Validation column. Without a size
+ * column (barrier) the header is "# Avg Latency(us)" and the value is 17 wide, as OSU prints it.
+ */
+static inline void bench_coll_header(const char *title, const char *datatype,
+                                     const struct bench_options *o) {
+  printf("# %s %s\n", title, BENCH_VERSION);
+  if (datatype) {
+    printf("# Datatype: %s.\n", datatype);
+    printf("%-*s%*s", BENCH_SIZE_WIDTH, "# Size", BENCH_FIELD_WIDTH, "Avg Latency(us)");
+  } else {
+    printf("# Avg Latency(us)");
+  }
+  if (o->full)
+    printf("%*s%*s%*s", BENCH_FIELD_WIDTH, "Min Latency(us)", BENCH_FIELD_WIDTH, "Max Latency(us)",
+           12, "Iterations");
+  if (o->validate) printf("%*s", BENCH_FIELD_WIDTH, "Validation");
+  printf("\n");
+  fflush(stdout);
+}
+
+/* Collective over MPI_COMM_WORLD: `latency` is this rank's mean in microseconds; `errors` this
+ * rank's failed checks. Rank 0 prints the row (show_size 0: barrier's row without a size). Returns
+ * the number of failed checks over all ranks. */
+static inline int bench_coll_report(int rank, int nranks, int show_size, size_t size,
+                                    double latency, long iters, int errors,
+                                    const struct bench_options *o) {
+  double lat_sum = 0.0, lat_min = 0.0, lat_max = 0.0;
+  int errors_all = 0;
+  MPI_Reduce(&latency, &lat_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&latency, &lat_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&latency, &lat_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (o->validate) MPI_Allreduce(&errors, &errors_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) {
+    if (show_size)
+      printf("%-*zu%*.*f", BENCH_SIZE_WIDTH, size, BENCH_FIELD_WIDTH, bench_precision,
+             lat_sum / (double)nranks);
+    else
+      printf("%*.*f", 17, bench_precision, lat_sum / (double)nranks);
+    if (o->full)
+      printf("%*.*f%*.*f%*ld", BENCH_FIELD_WIDTH, bench_precision, lat_min, BENCH_FIELD_WIDTH,
+             bench_precision, lat_max, 12, iters);
+    if (o->validate) printf("%*s", BENCH_FIELD_WIDTH, errors_all ? "Fail" : "Pass");
+    printf("\n");
+    fflush(stdout);
+  }
+  return errors_all;
+}
+
+/* OSU's check_mem_limit for the collectives whose buffers hold one block per rank. */
+static inline void bench_coll_mem_limit(int rank, int nranks, struct bench_options *o) {
+  if (o->max_size > BENCH_COLL_MEM_LIMIT / (size_t)nranks) {
+    o->max_size = BENCH_COLL_MEM_LIMIT / (size_t)nranks;
+    if (rank == 0)
+      fprintf(stderr, "Warning! Limiting max message size to: %zu (%zu bytes per rank at most)\n",
+              o->max_size, BENCH_COLL_MEM_LIMIT);
+  }
+}
+
+/* A whole number 1..64 for element k of rank r's contribution in iteration i (the reductions'
+ * -c pattern: sums of such numbers are exact in float whatever the order of the additions). */
+static inline float bench_contribution(int r, long i, size_t k) {
+  uint32_t h = (uint32_t)k * 2654435761u ^ (uint32_t)i * 2246822519u ^ (uint32_t)(r + 1) * 3266489917u;
+  h ^= h >> 15;
+  h *= 2246822519u;
+  h ^= h >> 13;
+  return (float)(1u + (h & 63u));
+}
 
 #endif

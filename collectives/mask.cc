@@ -16,6 +16,7 @@ const struct {
     {kPowerOfTwo, "power-of-two"},  {kOneNode, "one-node"},      {kSmallComm, "small"},
     {kNodeOrdered, "node-ordered"}, {kContiguous, "contiguous"}, {kBuiltinOp, "builtin-op"},
     {kCommutative, "commutative"},  {kInPlace, "in-place"},      {kAligned, "aligned"},
+    {kExclusive, "exclusive"},
 };
 }  // namespace
 

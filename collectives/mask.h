@@ -49,9 +49,12 @@ constexpr uint32_t kBuiltinOp = 1u << 9;    // a predefined reduction operation
 constexpr uint32_t kCommutative = 1u << 10;
 constexpr uint32_t kInPlace = 1u << 11;
 constexpr uint32_t kAligned = 1u << 12;  // every buffer 64-byte aligned
+// A blocking call in a process that is not MPI_THREAD_MULTIPLE: nothing else of this process can hold
+// the node's shared collective area meanwhile (the shared-memory algorithms need that).
+constexpr uint32_t kExclusive = 1u << 13;
 constexpr uint32_t kSizeClassShift = 16;
 constexpr uint32_t kSizeClassBits = 0xFu << kSizeClassShift;
-constexpr uint32_t kAllBits = 0xFu | (0x1Fu << 8) | kSizeClassBits;
+constexpr uint32_t kAllBits = 0xFu | (0x3Fu << 8) | kSizeClassBits;
 constexpr int kSmallCommMax = 8;
 
 inline uint32_t size_class_bits(unsigned size_class) {

@@ -20,6 +20,13 @@ using C = Collective;
 const Algorithm kAlgorithms[] = {
     {C::barrier, "dissemination", barrier_dissemination, 0, "ceil(log2 p) rounds of paired signals"},
     {C::barrier, "tree", barrier_tree, 0, "binomial fan-in to rank 0 and fan-out"},
+    {C::barrier, "shm", barrier_shm, kOneNode | kExclusive, "flags in the node's shared collective areas"},
+    {C::bcast, "shm", bcast_shm, kOneNode | kExclusive,
+     "the root's shared collective area, copied out by every rank (in chunks)"},
+    {C::reduce, "shm", reduce_shm, kOneNode | kExclusive,
+     "every rank's shared collective area, reduced by the root in rank order (in chunks)"},
+    {C::allreduce, "shm", allreduce_shm, kOneNode | kExclusive,
+     "every rank's shared collective area, reduced by each rank in rank order (in chunks)"},
     {C::bcast, "binomial", bcast_binomial, 0, "binomial tree from the root"},
     {C::bcast, "scatter_allgather", bcast_scatter_allgather, 0,
      "binomial scatter of p blocks, then a ring allgather (large messages)"},
@@ -74,10 +81,17 @@ struct DefaultEntry {
 };
 constexpr uint32_t kSC = kSizeClassBits;
 const DefaultEntry kDefaults[] = {
+    {C::barrier, "shm", kOneNode | kExclusive, kOneNode | kExclusive},
     {C::barrier, "dissemination", 0, 0},
+    {C::bcast, "shm", kOneNode | kExclusive | size_class_bits(0), kOneNode | kExclusive | kSC},
+    {C::bcast, "shm", kOneNode | kExclusive | size_class_bits(1), kOneNode | kExclusive | kSC},
     {C::bcast, "scatter_allgather", size_class_bits(3), kSmallComm | kSC},
     {C::bcast, "binomial", 0, 0},
+    {C::reduce, "shm", kOneNode | kExclusive | size_class_bits(0), kOneNode | kExclusive | kSC},
+    {C::reduce, "shm", kOneNode | kExclusive | size_class_bits(1), kOneNode | kExclusive | kSC},
     {C::reduce, "binomial", 0, 0},
+    {C::allreduce, "shm", kOneNode | kExclusive | size_class_bits(0), kOneNode | kExclusive | kSC},
+    {C::allreduce, "shm", kOneNode | kExclusive | size_class_bits(1), kOneNode | kExclusive | kSC},
     {C::allreduce, "ring", kCommutative | size_class_bits(3), kCommutative | kSC},
     {C::allreduce, "recursive_doubling", 0, 0},
     {C::gather, "binomial", 0, 0},
@@ -167,7 +181,8 @@ uint32_t bit_by_name(const std::string &name) {
     uint32_t bit;
   } kBits[] = {{"power-of-two", kPowerOfTwo},  {"one-node", kOneNode},      {"small", kSmallComm},
                {"node-ordered", kNodeOrdered}, {"contiguous", kContiguous}, {"builtin-op", kBuiltinOp},
-               {"commutative", kCommutative},  {"in-place", kInPlace},      {"aligned", kAligned}};
+               {"commutative", kCommutative},  {"in-place", kInPlace},      {"aligned", kAligned},
+               {"exclusive", kExclusive}};
   for (const auto &b : kBits)
     if (name == b.name) return b.bit;
   return 0;
@@ -377,7 +392,7 @@ std::string describe_selection() {
       const Selector::Entry &e = g_selector.entry(C(c), i);
       std::string cond;
       if (e.care == 0) cond = "always";
-      for (uint32_t bit = 1; bit && bit <= kAligned; bit <<= 1) {
+      for (uint32_t bit = 1; bit && bit <= kExclusive; bit <<= 1) {
         if (!(e.care & bit)) continue;
         cond += (cond.empty() ? "" : " ") + std::string(e.mask & bit ? "" : "!") + describe_mask(bit);
       }

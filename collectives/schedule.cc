@@ -102,6 +102,7 @@ void Sched::irecv(int peer, const Block &b) {
 }
 
 bool Sched::ready() const {
+  if (cond_ && !cond_(cond_arg_)) return false;
   for (int i = 0; i < npending_; ++i)
     if (!pending_[i]->complete) return false;
   return true;

@@ -176,7 +176,23 @@ class Sched {
     return wait();
   }
 
-  // Whether every posted message has completed.
+  // `co_await s.until(cond, arg)`: until cond(arg) holds, a condition on memory other processes write
+  // (the shared-memory algorithms). The context re-checks it whenever it advances, and once more when
+  // it is about to sleep, so a peer's write followed by Context::coll_notify is never missed.
+  using Cond = bool (*)(const void *);
+  struct Until {
+    Sched &s;
+    bool await_ready() const noexcept { return s.cond_(s.cond_arg_); }
+    void await_suspend(std::coroutine_handle<> h) noexcept { s.resume_ = h; }
+    void await_resume() noexcept { s.cond_ = nullptr; }
+  };
+  Until until(Cond cond, const void *arg) {
+    cond_ = cond;
+    cond_arg_ = arg;
+    return Until{*this};
+  }
+
+  // Whether every posted message has completed (and the condition of until() holds).
   bool ready() const;
   // Starts a task on this schedule, or resumes it where it waits; true once it has finished.
   bool start(Task &t) {
@@ -198,6 +214,8 @@ class Sched {
   pamir::Request *pending_[kMaxPending];
   int npending_ = 0;
   int overflow_ = 0;  // messages an algorithm posted beyond kMaxPending (a bug: fails the step)
+  Cond cond_ = nullptr;
+  const void *cond_arg_ = nullptr;
   std::coroutine_handle<> resume_;
 };
 

@@ -108,9 +108,20 @@ class Device {
   // Whether read_remote/write_remote can reach `task`: 0, or the -errno of the refusal (probed once).
   virtual int remote_access(uint32_t) noexcept { return -ENOTSUP; }
 
-  // Sleeps until a packet may have arrived for this process or timeout_us has passed. Senders ring the
-  // receiver's doorbell only when it has announced that it sleeps, so a busy receiver costs nothing.
-  virtual void wait(unsigned timeout_us) noexcept = 0;
+  // Node-shared memory for the shared-memory collectives (seed 002's stand-in for a collective network):
+  // coll_area(task) is task's area of coll_area_bytes(), mapped in this process, which every process
+  // on the node may read and write; nullptr where the device has none or does not reach task. The
+  // collectives own its layout. After writing into memory a peer may be waiting on, coll_notify(task)
+  // wakes the peer if it sleeps in wait() (a fence and a load otherwise); the sleeper's `also` sees the
+  // write.
+  virtual void *coll_area(uint32_t) noexcept { return nullptr; }
+  virtual size_t coll_area_bytes() const noexcept { return 0; }
+  virtual void coll_notify(uint32_t) noexcept {}
+  // Sleeps until a packet may have arrived for this process, also(arg) holds (checked once the process
+  // has announced that it sleeps, so a peer that changes it and then notifies is never missed), or
+  // timeout_us has passed. Senders ring the receiver's doorbell only when it has announced that it
+  // sleeps, so a busy receiver costs nothing.
+  virtual void wait(unsigned timeout_us, bool (*also)(void *) = nullptr, void *arg = nullptr) noexcept = 0;
 
   // Called once every local rank has finished communicating (after the finalize barrier).
   virtual void shutdown() noexcept = 0;

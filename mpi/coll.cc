@@ -248,6 +248,7 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
            Call &call, MPI_Request *request, Datatype *t1 = nullptr, Datatype *t2 = nullptr,
            Datatype *const *more = nullptr, int nmore = 0) {
   const size_t ki = size_t(k);
+  if (!request && !library_lock().enabled) call_bits |= coll::kExclusive;
   const uint32_t mask = coll::call_mask(k, c->coll_mask[ki], call_bits, size);
   int id = c->coll_forced[ki] >= 0 ? c->coll_forced[ki] : coll::forced_for_job(k);
   if (__builtin_expect(id >= 0, 0)) {

@@ -140,7 +140,9 @@ void Context::relax() {
   sched_yield();
 }
 
-void Context::idle() {
+void Context::idle(bool (*done)(void *), void *arg) {
+  // With threads, done() would read requests other threads complete under the lock: not passed.
+  if (library_lock().enabled) done = nullptr;
   Unlocked unlocked;
   if (!shm_) {
     sched_yield();
@@ -149,7 +151,7 @@ void Context::idle() {
   // Queued sends need no spinning either: a producer that finds a ring full marks it, and the consumer
   // rings this doorbell once it has drained room (the device's pending() also sees the room).
   ++stats().sleeps;
-  shm_->wait(sleep_max_us_);
+  shm_->wait(sleep_max_us_, done, arg);
 }
 
 }  // namespace pamir

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "datatype/segments.h"
@@ -122,10 +123,18 @@ class Context {
       advance();
       if (done()) return;
       if (i >= spin_)
-        idle();
+        idle(&check<Pred>, &done);
       else if (yield_)
         relax();
     }
+  }
+
+  // The shared-memory collectives' area of `task` (Device::coll_area): nullptr when no device offers one.
+  void *coll_area(uint32_t task) const { return shm_ ? shm_->coll_area(task) : nullptr; }
+  size_t coll_area_bytes() const { return shm_ ? shm_->coll_area_bytes() : 0; }
+  // After a write into shared memory that `task` may wait on (Device::coll_notify).
+  void coll_notify(uint32_t task) {
+    if (task != self_) shm_->coll_notify(task);
   }
 
  private:
@@ -195,7 +204,14 @@ class Context {
   void finish_send(Request *r);
   bool push(Peer &p, Request *r);
   void push_pending();
-  void idle();
+  // Sleeps on the doorbell; `done(arg)` is checked again once the sleep is announced, so work that shows
+  // only in memory (the shared-memory collectives) cannot be missed. Only single-threaded: the check
+  // then runs without the library lock.
+  void idle(bool (*done)(void *) = nullptr, void *arg = nullptr);
+  template <typename Pred>
+  static bool check(void *pred) {
+    return (*static_cast<std::remove_reference_t<Pred> *>(pred))();
+  }
   void relax();
 
   Bootstrap boot_;

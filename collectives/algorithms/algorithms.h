@@ -69,6 +69,11 @@ Task allgatherv_linear(Sched &s, Args a);
 Task alltoallv_pairwise(Sched &s, Args a);
 Task alltoallv_linear(Sched &s, Args a);
 
+Task barrier_shm(Sched &s, Args a);
+Task bcast_shm(Sched &s, Args a);
+Task reduce_shm(Sched &s, Args a);
+Task allreduce_shm(Sched &s, Args a);
+
 Task alltoall_pairwise(Sched &s, Args a);
 Task alltoall_linear(Sched &s, Args a);
 

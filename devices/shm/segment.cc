@@ -45,7 +45,8 @@ SegmentLayout SegmentLayout::compute(uint32_t nlocal, uint64_t ring_bytes) noexc
   l.conn_offset = round_up(kBlocksOffset + uint64_t{nlocal} * sizeof(RankBlock), 4096);
   l.conn_stride = round_up(sizeof(uint64_t) * nlocal, kLine);
   l.ack_offset = round_up(l.conn_offset + uint64_t{nlocal} * l.conn_stride, kLine);
-  l.arena_offset = round_up(l.ack_offset + uint64_t{nlocal} * kAckSlots * sizeof(AckSlot), 4096);
+  l.coll_offset = round_up(l.ack_offset + uint64_t{nlocal} * kAckSlots * sizeof(AckSlot), 4096);
+  l.arena_offset = round_up(l.coll_offset + uint64_t{nlocal} * kCollAreaBytes, 4096);
   const uint64_t pairs = uint64_t{nlocal} * nlocal;
   l.arena_bytes = pairs > kMaxArena / l.ring_footprint ? kMaxArena / l.ring_footprint * l.ring_footprint
                                                        : pairs * l.ring_footprint;

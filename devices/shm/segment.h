@@ -12,13 +12,15 @@
 //   ack_offset        per local rank, kAckSlots AckSlots of 64 bytes (counter, status, shared-copy
 //                     state): the acknowledgment objects of its rendezvous sends, which peers write (seed
 //                     001)
+//   coll_offset       per local rank, kCollAreaBytes of memory for the shared-memory collectives (seed 002's
+//                     "collective network" stand-in), whose layout the collectives own
 //   arena_offset      rings, bump-allocated on the first send of a pair (ring_footprint(ring_bytes) each)
 //
 // The file is sparse: tmpfs allocates only what is touched. Everything below the arena (header, blocks,
-// connection queues, acknowledgment slots: about 4.2 KiB per rank and 8 bytes per pair) is fallocate()d at
-// attach, and each new ring when a pair connects, so a full /dev/shm is a clear error rather than a SIGBUS,
-// and memory grows with the pairs that talk, not with the square of the local ranks (the arena has address
-// space for a ring per ordered pair).
+// connection queues, acknowledgment slots, collective areas: about 68 KiB per rank and 8 bytes per pair) is
+// fallocate()d at attach, and each new ring when a pair connects, so a full /dev/shm is a clear error rather
+// than a SIGBUS, and memory grows with the pairs that talk, not with the square of the local ranks (the arena
+// has address space for a ring per ordered pair).
 #pragma once
 
 #include <sys/types.h>
@@ -73,12 +75,14 @@ static_assert(sizeof(AckSlot) == 64);
 struct SegmentLayout {
   static constexpr uint64_t kBlocksOffset = 128;
   static constexpr uint32_t kAckSlots = 64;  // per rank: rendezvous sends one rank may have unacknowledged
+  static constexpr uint64_t kCollAreaBytes = 64 * 1024;  // per rank: the shared-memory collectives' area
   uint32_t nlocal = 0;
   uint64_t ring_bytes = 0;      // data bytes of a ring
   uint64_t ring_footprint = 0;  // bytes a ring takes in the arena
   uint64_t conn_offset = 0;
   uint64_t conn_stride = 0;
-  uint64_t ack_offset = 0;  // each rank's kAckSlots AckSlots, rank after rank
+  uint64_t ack_offset = 0;   // each rank's kAckSlots AckSlots, rank after rank
+  uint64_t coll_offset = 0;  // each rank's kCollAreaBytes, rank after rank
   uint64_t arena_offset = 0;
   uint64_t arena_bytes = 0;
   uint64_t total = 0;
@@ -88,6 +92,7 @@ struct SegmentLayout {
   uint64_t ack_slot_offset(uint32_t r, uint32_t i) const noexcept {
     return ack_offset + (uint64_t{r} * kAckSlots + i) * sizeof(AckSlot);
   }
+  uint64_t coll_area_offset(uint32_t r) const noexcept { return coll_offset + uint64_t{r} * kCollAreaBytes; }
   uint64_t conn_entry_offset(uint32_t r, uint32_t i) const noexcept {
     return conn_offset + uint64_t{r} * conn_stride + uint64_t{i} * sizeof(uint64_t);
   }

@@ -260,9 +260,14 @@ bool ShmDevice::pending() noexcept {
   return false;
 }
 
-void ShmDevice::wait(unsigned timeout_us) noexcept {
+void ShmDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {
   if (!timeout_us || !me_) return;
-  me_->doorbell.wait(timeout_us, [this] { return pending(); });
+  me_->doorbell.wait(timeout_us, [this, also, arg] { return pending() || (also && also(arg)); });
+}
+
+void *ShmDevice::coll_area(uint32_t task) noexcept {
+  const uint32_t peer = local_index(task);
+  return peer == kNone ? nullptr : seg_->at<char>(seg_->layout().coll_area_offset(peer));
 }
 
 namespace {

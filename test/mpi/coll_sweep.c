@@ -23,10 +23,10 @@
 static int rank, size;
 
 /* The algorithms of each collective, as pamir_info lists them. */
-static const char *const kBarrier[] = {"dissemination", "tree", NULL};
-static const char *const kBcast[] = {"binomial", "scatter_allgather", NULL};
-static const char *const kReduce[] = {"binomial", "linear", NULL};
-static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", NULL};
+static const char *const kBarrier[] = {"dissemination", "tree", "shm", NULL};
+static const char *const kBcast[] = {"binomial", "scatter_allgather", "shm", NULL};
+static const char *const kReduce[] = {"binomial", "linear", "shm", NULL};
+static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", "shm", NULL};
 static const char *const kGather[] = {"binomial", "linear", NULL};
 static const char *const kScatter[] = {"binomial", "linear", NULL};
 static const char *const kAllgather[] = {"ring", "recursive_doubling", "bruck", NULL};
@@ -68,6 +68,14 @@ static MPI_Comm forced(const char *coll, const char *alg) {
 
 static int is_pow2(int n) {
   return n > 0 && (n & (n - 1)) == 0;
+}
+
+/* The shared-memory algorithms serve blocking calls only: a nonblocking call forced onto one is
+ * refused, on every rank, before anything moves. */
+static int refused_nb(const char *coll, const char *alg, int nb, int rc) {
+  if (!nb || strcmp(alg, "shm") != 0) return 0;
+  CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "nonblocking %s forced to shm: rc %d", coll, rc);
+  return 1;
 }
 
 /* Completes a collective: blocking calls are done; a nonblocking one is waited for, by MPI_Test polling
@@ -115,6 +123,10 @@ static void test_barrier(const char *alg, int nb) {
     __atomic_fetch_add(arrivals, 1, __ATOMIC_SEQ_CST);
     MPI_Request req;
     int rc = nb ? MPI_Ibarrier(c, &req) : MPI_Barrier(c);
+    if (refused_nb("barrier", alg, nb, rc)) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      break;
+    }
     rc = complete(rc, &req, nb, k);
     const long seen = __atomic_load_n(arrivals, __ATOMIC_SEQ_CST);
     if (rc != MPI_SUCCESS || seen < (long)size * (k + 1)) ++bad;
@@ -144,6 +156,10 @@ static void test_bcast(const char *alg, int nb) {
         MPI_Request req;
         int rc = nb ? MPI_Ibcast(b, (int)(derived ? elems : n), derived ? vec_int : MPI_INT, root, c, &req)
                     : MPI_Bcast(b, (int)(derived ? elems : n), derived ? vec_int : MPI_INT, root, c);
+        if (refused_nb("bcast", alg, nb, rc)) {
+          free(b);
+          continue;
+        }
         rc = complete(rc, &req, nb, k);
         long bad = 0;
         for (long i = 0; i < data; ++i) bad += *at(b, i, derived) != val(root, i, k);
@@ -302,6 +318,11 @@ static void test_reduce(const char *coll, const char *alg, int nb, int all) {
           else
             rc = nb ? MPI_Ireduce(sb, recv, (int)n, op_type(o), op_op(o), root, c, &req)
                     : MPI_Reduce(sb, recv, (int)n, op_type(o), op_op(o), root, c);
+          if (refused_nb(coll, alg, nb, rc)) {
+            free(send);
+            free(recv);
+            continue;
+          }
           rc = complete(rc, &req, nb, k);
           if (needs_commutative && o == OP_AFFINE) {
             /* every rank refuses the same call, before sending anything */

@@ -1,0 +1,170 @@
+// The shared-memory algorithms (seed 002's stand-in for Blue Gene's collective network): barrier,
+// bcast, reduce and allreduce through the node segment's collective areas, one per rank, with no
+// point-to-point message at all. They need every rank on one node (kOneNode) and a blocking call in a
+// process without MPI_THREAD_MULTIPLE (kExclusive): a rank's one area is then held by one collective at a
+// time, so collectives on different communicators cannot wait on each other's areas.
+//
+// An area is a tag word, a done counter and data. A rank publishes data by writing it and then storing
+// the tag (release), which names the communicator's collective context, the call's sequence number and
+// the chunk; readers wait for the tag (acquire), use the data straight from the area and add one to its
+// done counter. The owner waits until every reader is done and clears the tag before it returns, so an
+// area is idle between collectives and never holds a stale tag a later call could mistake for its own.
+// Every write another rank may wait on is followed by Context::coll_notify, which wakes it if it sleeps.
+// Messages larger than an area go in chunks, each such a round.
+//
+// allreduce: every rank publishes its chunk; each reduces all of them itself, from the highest rank
+// down, so the operation sees them in rank order (non-commutative operations are fine). One round of
+// cache-line transfers instead of log p message latencies; p * n * gamma per rank.
+// reduce: the same with only the root reading. bcast: the root publishes, the others copy out.
+// barrier: every rank publishes an empty chunk and waits for all the others'.
+#include <atomic>
+#include <cstring>
+
+#include "collectives/algorithms/algorithms.h"
+#include "pami/context.h"
+#include "pami/request.h"
+
+namespace pamir::coll {
+
+namespace {
+
+struct Area {
+  uint64_t tag;  // what the data is (0: idle)
+  unsigned char pad0[56];
+  uint64_t done;  // readers finished with it
+  unsigned char pad1[56];
+  unsigned char data[];  // the rest of the area
+};
+constexpr size_t kHeader = 128;
+
+inline Area *area_of(const Sched &s, int r) {
+  return static_cast<Area *>(context().coll_area(s.team.tasks[r]));
+}
+inline size_t data_bytes() {
+  return context().coll_area_bytes() - kHeader;
+}
+inline uint64_t make_tag(const Sched &s, uint64_t chunk) {
+  return uint64_t(s.team.ctx) << 40 | uint64_t(uint32_t(s.tag) & 0xFFFFFFu) << 16 | (chunk & 0xFFFF);
+}
+
+struct WordIs {
+  const uint64_t *word;
+  uint64_t value;
+};
+bool word_is(const void *arg) {
+  const auto *w = static_cast<const WordIs *>(arg);
+  return std::atomic_ref<const uint64_t>(*w->word).load(std::memory_order_acquire) == w->value;
+}
+
+// The data of `mine` is written: publishes it under `tag` to the ranks in [first, last] but `me`.
+void publish(Sched &s, Area *mine, uint64_t tag, int first, int last) {
+  std::atomic_ref<uint64_t>(mine->tag).store(tag, std::memory_order_release);
+  for (int r = first; r <= last; ++r)
+    if (r != s.team.rank) context().coll_notify(s.team.tasks[r]);
+}
+
+// Done with rank r's data.
+void release(Sched &s, Area *theirs, int r) {
+  std::atomic_ref<uint64_t>(theirs->done).fetch_add(1, std::memory_order_acq_rel);
+  context().coll_notify(s.team.tasks[r]);
+}
+
+// Clears `mine` once `readers` ranks are done with it.
+Task retire(Sched &s, Area *mine, uint64_t readers) {
+  WordIs w{&mine->done, readers};
+  co_await s.until(word_is, &w);
+  std::atomic_ref<uint64_t>(mine->done).store(0, std::memory_order_relaxed);
+  std::atomic_ref<uint64_t>(mine->tag).store(0, std::memory_order_release);
+  co_return 0;
+}
+
+Task wait_tag(Sched &s, Area *theirs, uint64_t tag) {
+  WordIs w{&theirs->tag, tag};
+  co_await s.until(word_is, &w);
+  co_return 0;
+}
+
+}  // namespace
+
+Task barrier_shm(Sched &s, Args) {
+  const int p = s.team.size, me = s.team.rank;
+  if (p == 1) co_return 0;
+  const uint64_t tag = make_tag(s, 0);
+  Area *mine = area_of(s, me);
+  publish(s, mine, tag, 0, p - 1);
+  for (int r = 0; r < p; ++r)
+    if (r != me) co_await wait_tag(s, area_of(s, r), tag);
+  for (int r = 0; r < p; ++r)
+    if (r != me) release(s, area_of(s, r), r);
+  co_return co_await retire(s, mine, uint64_t(p - 1));
+}
+
+Task bcast_shm(Sched &s, Args a) {
+  const int p = s.team.size, me = s.team.rank, root = a.root;
+  if (p == 1 || a.bytes == 0) co_return 0;
+  const size_t cap = data_bytes();
+  auto *buf = static_cast<unsigned char *>(a.recvbuf);
+  Area *top = area_of(s, root);
+  for (size_t off = 0, chunk = 0; off < a.bytes; off += cap, ++chunk) {
+    const size_t n = a.bytes - off < cap ? a.bytes - off : cap;
+    const uint64_t tag = make_tag(s, chunk);
+    if (me == root) {
+      std::memcpy(top->data, buf + off, n);
+      publish(s, top, tag, 0, p - 1);
+      co_await retire(s, top, uint64_t(p - 1));
+    } else {
+      co_await wait_tag(s, top, tag);
+      std::memcpy(buf + off, top->data, n);
+      release(s, top, root);
+    }
+  }
+  co_return 0;
+}
+
+// Reduce (all false: to the root) and allreduce (all true).
+Task reduce_shm_impl(Sched &s, Args a, bool all) {
+  const int p = s.team.size, me = s.team.rank, root = all ? me : a.root;
+  const Reduction &op = a.op;
+  const size_t ext = op.extent, bytes = a.count * ext;
+  const bool gets_result = all || me == root;
+  const auto *in = static_cast<const unsigned char *>(a.in_place ? a.recvbuf : a.sendbuf);
+  auto *out = static_cast<unsigned char *>(a.recvbuf);
+  if (p == 1 || a.count == 0) {
+    if (gets_result && !a.in_place && bytes) std::memcpy(out, in, bytes);
+    co_return 0;
+  }
+  const size_t cap = data_bytes() / ext * ext;
+  Area *mine = area_of(s, me);
+  for (size_t off = 0, chunk = 0; off < bytes; off += cap, ++chunk) {
+    const size_t n = bytes - off < cap ? bytes - off : cap;
+    const uint64_t tag = make_tag(s, chunk);
+    std::memcpy(mine->data, in + off, n);
+    if (all)
+      publish(s, mine, tag, 0, p - 1);
+    else if (me != root)
+      publish(s, mine, tag, root, root);
+    if (gets_result) {
+      for (int r = 0; r < p; ++r)
+        if (r != me) co_await wait_tag(s, area_of(s, r), tag);
+      // out = x0 op (x1 op (... op x(p-1))): from the highest rank down, lower ranks on the left.
+      std::memcpy(out + off, area_of(s, p - 1)->data, n);
+      for (int r = p - 2; r >= 0; --r) op.apply(area_of(s, r)->data, out + off, n / ext, op.arg);
+      for (int r = 0; r < p; ++r)
+        if (r != me) release(s, area_of(s, r), r);
+    }
+    if (all)
+      co_await retire(s, mine, uint64_t(p - 1));
+    else if (me != root)
+      co_await retire(s, mine, 1);
+  }
+  co_return 0;
+}
+
+Task reduce_shm(Sched &s, Args a) {
+  co_return co_await reduce_shm_impl(s, a, false);
+}
+Task allreduce_shm(Sched &s, Args a) {
+  co_return co_await reduce_shm_impl(s, a, true);
+}
+
+}  // namespace pamir::coll
