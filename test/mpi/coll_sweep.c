@@ -808,6 +808,45 @@ static void test_bad_info(void) {
   MPI_Info_set(info, "pamir_coll_allreducex", "ring");
   CHECK(err_class(MPI_Comm_set_info(c, info)) == MPI_ERR_INFO_KEY, "an unknown collective is refused");
   MPI_Info_free(&info);
+  /* bad input to the newer collectives: each a clear error, on every rank, before anything moves */
+  int in[8] = {0}, out[64];
+  int counts[8], displs[8];
+  MPI_Datatype types[8];
+  for (int i = 0; i < 8; ++i) {
+    counts[i] = 1;
+    displs[i] = i;
+    types[i] = MPI_INT;
+  }
+  MPI_Request req;
+  CHECK(err_class(MPI_Iallreduce(in, out, 1, MPI_INT, MPI_SUM, c, NULL)) == MPI_ERR_ARG,
+        "Iallreduce request NULL");
+  CHECK(err_class(MPI_Ibcast(MPI_IN_PLACE, 1, MPI_INT, 0, c, &req)) == MPI_ERR_BUFFER, "Ibcast MPI_IN_PLACE");
+  CHECK(err_class(MPI_Igatherv(in, 1, MPI_INT, out, counts, displs, MPI_INT, size, c, &req)) == MPI_ERR_ROOT,
+        "Igatherv root = size");
+  CHECK(err_class(MPI_Scatterv(in, counts, displs, MPI_INT, out, 1, MPI_INT, -1, c)) == MPI_ERR_ROOT,
+        "Scatterv root = -1");
+  CHECK(err_class(MPI_Scan(in, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, c)) == MPI_ERR_BUFFER,
+        "Scan recvbuf MPI_IN_PLACE");
+  CHECK(err_class(MPI_Iexscan(in, out, 1, MPI_INT, MPI_OP_NULL, c, &req)) == MPI_ERR_OP,
+        "Iexscan MPI_OP_NULL");
+  CHECK(err_class(MPI_Scan(in, out, 1, MPI_FLOAT, MPI_BAND, c)) == MPI_ERR_OP, "Scan MPI_BAND on MPI_FLOAT");
+  counts[size - 1] = -1;
+  CHECK(err_class(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, c)) == MPI_ERR_COUNT,
+        "Reduce_scatter a negative count");
+  CHECK(err_class(MPI_Allgatherv(in, 1, MPI_INT, out, counts, displs, MPI_INT, c)) == MPI_ERR_COUNT,
+        "Allgatherv a negative count");
+  counts[size - 1] = 1;
+  CHECK(err_class(MPI_Reduce_scatter(in, out, NULL, MPI_INT, MPI_SUM, c)) == MPI_ERR_ARG,
+        "Reduce_scatter counts NULL");
+  CHECK(err_class(MPI_Reduce_scatter_block(in, out, -3, MPI_INT, MPI_SUM, c)) == MPI_ERR_COUNT,
+        "Reduce_scatter_block count -3");
+  CHECK(err_class(MPI_Alltoallw(in, counts, displs, NULL, out, counts, displs, types, c)) == MPI_ERR_ARG,
+        "Alltoallw sendtypes NULL");
+  types[0] = MPI_DATATYPE_NULL;
+  CHECK(err_class(MPI_Ialltoallw(in, counts, displs, types, out, counts, displs, types, c, &req)) ==
+            MPI_ERR_TYPE,
+        "Ialltoallw a null type");
+  CHECK(err_class(MPI_Comm_idup(c, NULL, &req)) == MPI_ERR_ARG, "Comm_idup newcomm NULL");
   /* the refused hints left the communicator as it was: the default algorithm still serves it */
   int x = 1, y = 0;
   CHECK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, c) == MPI_SUCCESS && y == size,
