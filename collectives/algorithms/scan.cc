@@ -84,16 +84,16 @@ Task scan_chain(Sched &s, Args a, bool exclusive) {
 }  // namespace
 
 Task scan_recursive_doubling(Sched &s, Args a) {
-  co_return co_await scan_doubling(s, a, false);
+  return scan_doubling(s, a, false);
 }
 Task scan_linear(Sched &s, Args a) {
-  co_return co_await scan_chain(s, a, false);
+  return scan_chain(s, a, false);
 }
 Task exscan_recursive_doubling(Sched &s, Args a) {
-  co_return co_await scan_doubling(s, a, true);
+  return scan_doubling(s, a, true);
 }
 Task exscan_linear(Sched &s, Args a) {
-  co_return co_await scan_chain(s, a, true);
+  return scan_chain(s, a, true);
 }
 
 }  // namespace pamir::coll

@@ -69,19 +69,10 @@ void release(Sched &s, Area *theirs, int r) {
   context().coll_notify(s.team.tasks[r]);
 }
 
-// Clears `mine` once `readers` ranks are done with it.
-Task retire(Sched &s, Area *mine, uint64_t readers) {
-  WordIs w{&mine->done, readers};
-  co_await s.until(word_is, &w);
+// After every reader is done with `mine` (the caller awaited done == readers): idle again.
+void clear(Area *mine) {
   std::atomic_ref<uint64_t>(mine->done).store(0, std::memory_order_relaxed);
   std::atomic_ref<uint64_t>(mine->tag).store(0, std::memory_order_release);
-  co_return 0;
-}
-
-Task wait_tag(Sched &s, Area *theirs, uint64_t tag) {
-  WordIs w{&theirs->tag, tag};
-  co_await s.until(word_is, &w);
-  co_return 0;
 }
 
 }  // namespace
@@ -91,12 +82,19 @@ Task barrier_shm(Sched &s, Args) {
   if (p == 1) co_return 0;
   const uint64_t tag = make_tag(s, 0);
   Area *mine = area_of(s, me);
+  WordIs w{};  // what a step waits for (lives in the frame across the suspension)
   publish(s, mine, tag, 0, p - 1);
   for (int r = 0; r < p; ++r)
-    if (r != me) co_await wait_tag(s, area_of(s, r), tag);
+    if (r != me) {
+      w = WordIs{&area_of(s, r)->tag, tag};
+      co_await s.until(word_is, &w);
+    }
   for (int r = 0; r < p; ++r)
     if (r != me) release(s, area_of(s, r), r);
-  co_return co_await retire(s, mine, uint64_t(p - 1));
+  w = WordIs{&mine->done, uint64_t(p - 1)};
+  co_await s.until(word_is, &w);
+  clear(mine);
+  co_return 0;
 }
 
 Task bcast_shm(Sched &s, Args a) {
@@ -105,15 +103,19 @@ Task bcast_shm(Sched &s, Args a) {
   const size_t cap = data_bytes();
   auto *buf = static_cast<unsigned char *>(a.recvbuf);
   Area *top = area_of(s, root);
+  WordIs w{};
   for (size_t off = 0, chunk = 0; off < a.bytes; off += cap, ++chunk) {
     const size_t n = a.bytes - off < cap ? a.bytes - off : cap;
     const uint64_t tag = make_tag(s, chunk);
     if (me == root) {
       std::memcpy(top->data, buf + off, n);
       publish(s, top, tag, 0, p - 1);
-      co_await retire(s, top, uint64_t(p - 1));
+      w = WordIs{&top->done, uint64_t(p - 1)};
+      co_await s.until(word_is, &w);
+      clear(top);
     } else {
-      co_await wait_tag(s, top, tag);
+      w = WordIs{&top->tag, tag};
+      co_await s.until(word_is, &w);
       std::memcpy(buf + off, top->data, n);
       release(s, top, root);
     }
@@ -135,6 +137,7 @@ Task reduce_shm_impl(Sched &s, Args a, bool all) {
   }
   const size_t cap = data_bytes() / ext * ext;
   Area *mine = area_of(s, me);
+  WordIs w{};
   for (size_t off = 0, chunk = 0; off < bytes; off += cap, ++chunk) {
     const size_t n = bytes - off < cap ? bytes - off : cap;
     const uint64_t tag = make_tag(s, chunk);
@@ -145,26 +148,35 @@ Task reduce_shm_impl(Sched &s, Args a, bool all) {
       publish(s, mine, tag, root, root);
     if (gets_result) {
       for (int r = 0; r < p; ++r)
-        if (r != me) co_await wait_tag(s, area_of(s, r), tag);
+        if (r != me) {
+          w = WordIs{&area_of(s, r)->tag, tag};
+          co_await s.until(word_is, &w);
+        }
       // out = x0 op (x1 op (... op x(p-1))): from the highest rank down, lower ranks on the left.
       std::memcpy(out + off, area_of(s, p - 1)->data, n);
       for (int r = p - 2; r >= 0; --r) op.apply(area_of(s, r)->data, out + off, n / ext, op.arg);
       for (int r = 0; r < p; ++r)
         if (r != me) release(s, area_of(s, r), r);
     }
-    if (all)
-      co_await retire(s, mine, uint64_t(p - 1));
-    else if (me != root)
-      co_await retire(s, mine, 1);
+    if (all) {
+      w = WordIs{&mine->done, uint64_t(p - 1)};
+      co_await s.until(word_is, &w);
+      clear(mine);
+    } else if (me != root) {
+      w = WordIs{&mine->done, 1};
+      co_await s.until(word_is, &w);
+      clear(mine);
+    }
   }
   co_return 0;
 }
 
+// Plain functions handing out the one coroutine: no second frame on the latency-critical path.
 Task reduce_shm(Sched &s, Args a) {
-  co_return co_await reduce_shm_impl(s, a, false);
+  return reduce_shm_impl(s, a, false);
 }
 Task allreduce_shm(Sched &s, Args a) {
-  co_return co_await reduce_shm_impl(s, a, true);
+  return reduce_shm_impl(s, a, true);
 }
 
 }  // namespace pamir::coll
