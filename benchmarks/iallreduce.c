@@ -5,7 +5,8 @@
  *   1. pure communication: -x untimed and -i timed MPI_Iallreduce + MPI_Wait, each timed on its
  *      own and followed by an MPI_Barrier (not timed); each rank's mean is its "pure comm" time;
  *   2. overlap: the same loop, but between MPI_Iallreduce and MPI_Wait a dummy compute (a small
- *      floating-point kernel repeated) that lasts the rank's own pure comm time. With -t CALLS
+ *      floating-point kernel repeated until the clock says so) that lasts the rank's own pure
+ *      comm time. With -t CALLS
  *      (OSU's --num_test_calls, default 0 as in OSU) the compute is cut into CALLS equal pieces,
  *      each followed by one MPI_Test; the time of the MPI_Test calls is measured apart.
  * Columns (means over the ranks, microseconds): Overall = Coll. Init + Compute + MPI_Test +
@@ -33,14 +34,11 @@ static void kernel_step(void) {
       kernel_x[i] = kernel_x[i] * 0.5f + kernel_a[i][j] * kernel_a[j][i] + kernel_y[j];
 }
 
-/* Computes for `seconds` of kernel time (the sum of the steps' own durations, as OSU counts it). */
+/* Computes for `seconds` of wall-clock time (OSU sums the steps' own durations instead, which
+ * leaves out the clock reads between them: with steps this short that would overshoot). */
 static void compute_for(double seconds) {
-  double spent = 0.0, t;
-  while (spent < seconds) {
-    t = MPI_Wtime();
-    kernel_step();
-    spent += MPI_Wtime() - t;
-  }
+  const double end = MPI_Wtime() + seconds;
+  while (MPI_Wtime() < end) kernel_step();
 }
 
 /* The dummy compute of loop 2; returns the time spent in MPI_Test. */
