@@ -110,9 +110,11 @@ class Context {
 
   void advance() {
     if (shm_) shm_->poll();
-    if (__builtin_expect(hook_.active != 0, 0)) hook_.fn();
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
     if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
+    // Last, so a schedule sees every completion of this pass: a step left waiting for a send that
+    // check_rdv_sends just completed would otherwise sleep until its doorbell's timeout.
+    if (__builtin_expect(hook_.active != 0, 0)) hook_.fn();
   }
 
   // Advances until done() holds: spins a little, then sleeps on the doorbell, dropping the library
