@@ -698,7 +698,6 @@ int gatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
   Datatype *st = nullptr, *rt = nullptr;
   if (!in_place) {
     st = PAMIR_TYPE(c, sendtype);
-    PAMIR_CHECK(c, sendcount >= 0, MPI_ERR_COUNT, "negative send count %lld", (long long)sendcount);
     if (int rc = one_block(c, fn_, sendbuf, sendcount, st, call.sblocks, "send")) return rc;
   }
   if (is_root) {
@@ -733,7 +732,6 @@ int scatterv(const char *fn_, const void *sendbuf, const CountT *sendcounts, con
   Datatype *st = nullptr, *rt = nullptr;
   if (!in_place) {
     rt = PAMIR_TYPE(c, recvtype);
-    PAMIR_CHECK(c, recvcount >= 0, MPI_ERR_COUNT, "negative receive count %lld", (long long)recvcount);
     if (int rc = one_block(c, fn_, recvbuf, recvcount, rt, call.rblocks, "receive")) return rc;
   }
   if (is_root) {
@@ -768,7 +766,6 @@ int allgatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Data
     return rc;
   if (!in_place) {
     st = PAMIR_TYPE(c, sendtype);
-    PAMIR_CHECK(c, sendcount >= 0, MPI_ERR_COUNT, "negative send count %lld", (long long)sendcount);
     if (int rc = one_block(c, fn_, sendbuf, sendcount, st, call.sblocks, "send")) return rc;
     PAMIR_SAME_BYTES(c, call.sblocks[0].bytes, call.rblocks[size_t(c->rank)].bytes);
   }

@@ -22,20 +22,29 @@ namespace {
 constexpr int kWindow = Sched::kMaxPending / 2;
 }  // namespace
 
-Task gatherv_linear(Sched &s, Args a) {
+namespace {
+
+// Gatherv (gather true) and scatterv, which mirror each other: the root's p parts (`many`) and each
+// rank's one part (`one`), moved to the root or from it.
+Task rooted_linear(Sched &s, Args a, bool gather) {
   const int p = s.team.size, rank = s.team.rank, root = a.root;
+  const Block *many = gather ? a.rblocks : a.sblocks, *one = gather ? a.sblocks : a.rblocks;
   if (rank != root) {
-    if (a.sblocks[0].bytes == 0) co_return 0;
-    co_return co_await s.send(root, a.sblocks[0]);
+    if (one[0].bytes == 0) co_return 0;
+    if (gather) co_return co_await s.send(root, one[0]);
+    co_return co_await s.recv(root, one[0]);
   }
   if (!a.in_place) {
-    s.irecv(rank, a.rblocks[rank]);
-    s.isend(rank, a.sblocks[0]);
+    s.irecv(rank, gather ? many[rank] : one[0]);
+    s.isend(rank, gather ? one[0] : many[rank]);
   }
   int posted = 0;
   for (int r = 0; r < p; ++r) {
-    if (r == root || a.rblocks[r].bytes == 0) continue;
-    s.irecv(r, a.rblocks[r]);
+    if (r == root || many[r].bytes == 0) continue;
+    if (gather)
+      s.irecv(r, many[r]);
+    else
+      s.isend(r, many[r]);
     if (++posted == kWindow * 2 - 2) {
       posted = 0;
       if (int e = co_await s.wait()) co_return e;
@@ -44,26 +53,14 @@ Task gatherv_linear(Sched &s, Args a) {
   co_return co_await s.wait();
 }
 
+}  // namespace
+
+Task gatherv_linear(Sched &s, Args a) {
+  return rooted_linear(s, a, true);
+}
+
 Task scatterv_linear(Sched &s, Args a) {
-  const int p = s.team.size, rank = s.team.rank, root = a.root;
-  if (rank != root) {
-    if (a.rblocks[0].bytes == 0) co_return 0;
-    co_return co_await s.recv(root, a.rblocks[0]);
-  }
-  if (!a.in_place) {
-    s.irecv(rank, a.rblocks[0]);
-    s.isend(rank, a.sblocks[rank]);
-  }
-  int posted = 0;
-  for (int r = 0; r < p; ++r) {
-    if (r == root || a.sblocks[r].bytes == 0) continue;
-    s.isend(r, a.sblocks[r]);
-    if (++posted == kWindow * 2 - 2) {
-      posted = 0;
-      if (int e = co_await s.wait()) co_return e;
-    }
-  }
-  co_return co_await s.wait();
+  return rooted_linear(s, a, false);
 }
 
 Task allgatherv_ring(Sched &s, Args a) {
