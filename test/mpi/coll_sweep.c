@@ -1,5 +1,5 @@
 /* Every collective with every algorithm, forced per communicator with the info key pamir_coll_<name>,
- * in one launch: sizes from 0 elements to a few MiB, contiguous and derived datatypes (a vector whose
+ * in one launch: sizes from 0 elements to 4 MiB, contiguous and derived datatypes (a vector whose
  * gaps must keep what they held), in place and not, blocking and nonblocking (also two nonblocking
  * collectives in flight on one communicator). Every result is compared with a serial reference that each
  * rank computes from the same deterministic inputs.
@@ -42,7 +42,14 @@ static const struct {
 /* Element counts per rank (per block for gather/scatter/allgather/alltoall). The largest makes
  * alltoall move 5 x 5 x 70000 ints (7 MiB in all) on 5 ranks. */
 static const int kCounts[] = {0, 1, 7, 1000, 70000};
-#define NCOUNTS ((int)(sizeof kCounts / sizeof kCounts[0]))
+/* The big pass (blocking, contiguous int sums only): one count of 2^20 ints, 4 MiB, for every vector
+ * a rank reduces or broadcasts, and smaller blocks where every rank holds p of them (gather, allgather:
+ * 1 MiB per rank; alltoall: 256 KiB per pair; reduce_scatter_block: 512 KiB per rank). */
+static int big;
+#define NCOUNTS (big ? 1 : (int)(sizeof kCounts / sizeof kCounts[0]))
+#define COUNT(ci, big_divisor) (big ? (1 << 20) / (big_divisor) : kCounts[ci])
+#define BIG_SKIP(variant) \
+  if (big && (variant)) continue
 
 #define GAP (-77)
 static MPI_Datatype vec_int; /* 2 ints with a 1-int gap between: extent 3 ints */
@@ -148,7 +155,8 @@ static void test_bcast(const char *alg, int nb) {
   for (int ci = 0; ci < NCOUNTS; ++ci)
     for (int derived = 0; derived < 2; ++derived)
       for (int root = 0; root < size; root += (size > 2 ? size / 2 : 1), ++k) {
-        const long n = kCounts[ci], elems = derived ? n / 2 : n; /* ints of data: 2 per derived element */
+        BIG_SKIP(derived);
+        const long n = COUNT(ci, 1), elems = derived ? n / 2 : n; /* ints of data: 2 per derived element */
         int *b = alloc_ints(derived ? elems : n, derived);
         const long data = derived ? 2 * elems : n;
         if (rank == root)
@@ -303,7 +311,8 @@ static void test_reduce(const char *coll, const char *alg, int nb, int all) {
     for (int o = 0; o < NOPS; ++o)
       for (int in_place = 0; in_place < 2; ++in_place)
         for (int root = 0; root < (all ? 1 : size); root += (size > 2 ? size / 2 : 1), ++k) {
-          const long n = kCounts[ci];
+          BIG_SKIP(o != OP_INT_SUM || in_place);
+          const long n = COUNT(ci, 1);
           if (o == OP_DOUBLE_SUM && n > 1000) continue; /* the float tolerance check is per element */
           void *send = alloc_op(n, o), *recv = alloc_op(n, o);
           for (long i = 0; i < n; ++i) put_val(send, o, rank, i, k);
@@ -351,7 +360,8 @@ static void test_scan(const char *alg, int nb, int exclusive) {
   for (int ci = 0; ci < NCOUNTS; ++ci)
     for (int o = 0; o < NOPS; ++o)
       for (int in_place = 0; in_place < 2; ++in_place, ++k) {
-        const long n = kCounts[ci];
+        BIG_SKIP(o != OP_INT_SUM || in_place);
+        const long n = COUNT(ci, 1);
         if (o == OP_DOUBLE_SUM && n > 1000) continue;
         void *send = alloc_op(n, o), *recv = alloc_op(n, o);
         for (long i = 0; i < n; ++i) put_val(send, o, rank, i, k);
@@ -394,7 +404,8 @@ static void test_reduce_scatter(const char *alg, int nb, int block) {
   for (int ci = 0; ci < NCOUNTS; ++ci)
     for (int o = 0; o < NOPS; ++o)
       for (int in_place = 0; in_place < 2; ++in_place, ++k) {
-        const long n = kCounts[ci] / (block ? 1 : 2);
+        BIG_SKIP(o != OP_INT_SUM || in_place);
+        const long n = COUNT(ci, 8) / (block ? 1 : 2);
         if (o == OP_DOUBLE_SUM && n > 1000) continue;
         long total = 0, first = 0;
         for (int r = 0; r < size; ++r) {
@@ -614,7 +625,8 @@ static void test_rooted(const char *coll, const char *alg, int nb, int scatter) 
     for (int derived = 0; derived < 2; ++derived)
       for (int in_place = 0; in_place < 2; ++in_place)
         for (int root = 0; root < size; root += (size > 2 ? size / 2 : 1), ++k) {
-          const long n = kCounts[ci] & ~1L; /* even: a derived element holds 2 ints */
+          BIG_SKIP(derived || in_place);
+          const long n = COUNT(ci, 4) & ~1L; /* even: a derived element holds 2 ints */
           const long elems = derived ? n / 2 : n;
           const MPI_Datatype t = derived ? vec_int : MPI_INT;
           const int is_root = rank == root, ip = in_place && is_root;
@@ -670,7 +682,8 @@ static void test_all(const char *coll, const char *alg, int nb, int alltoall) {
   for (int ci = 0; ci < NCOUNTS; ++ci)
     for (int derived = 0; derived < 2; ++derived)
       for (int in_place = 0; in_place < 2; ++in_place, ++k) {
-        const long n = kCounts[ci] & ~1L;
+        BIG_SKIP(derived || in_place);
+        const long n = COUNT(ci, alltoall ? 16 : 4) & ~1L;
         const long elems = derived ? n / 2 : n;
         const MPI_Datatype t = derived ? vec_int : MPI_INT;
         int *recv = alloc_ints(elems * size, derived);
@@ -899,6 +912,18 @@ int main(int argc, char **argv) {
     for (size_t v = 0; v < sizeof kVector / sizeof kVector[0]; ++v)
       test_vector(kVector[v].coll, kVector[v].alg, nb);
   }
+  /* sizes of several MiB, blocking only */
+  big = 1;
+  for (const char *const *a = kBcast; *a; ++a) test_bcast(*a, 0);
+  for (const char *const *a = kReduce; *a; ++a) test_reduce("reduce", *a, 0, 0);
+  for (const char *const *a = kAllreduce; *a; ++a) test_reduce("allreduce", *a, 0, 1);
+  for (const char *const *a = kGather; *a; ++a) test_rooted("gather", *a, 0, 0);
+  for (const char *const *a = kScatter; *a; ++a) test_rooted("scatter", *a, 0, 1);
+  for (const char *const *a = kAllgather; *a; ++a) test_all("allgather", *a, 0, 0);
+  for (const char *const *a = kAlltoall; *a; ++a) test_all("alltoall", *a, 0, 1);
+  for (const char *const *a = kScan; *a; ++a) test_scan(*a, 0, 0);
+  for (const char *const *a = kReduceScatter; *a; ++a) test_reduce_scatter(*a, 0, 1);
+  big = 0;
   test_overlap();
   test_idup();
   test_bad_info();
