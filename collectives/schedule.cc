@@ -52,9 +52,15 @@ void frame_free(void *p, size_t bytes) noexcept {
 // --- Sched ---------------------------------------------------------------------------------------
 
 Sched::~Sched() {
-  // A task destroyed in the middle of a step (only at a failed MPI_Finalize) leaves its messages to
-  // complete on their own.
-  for (int i = 0; i < npending_; ++i) pending_[i]->user_freed = true;
+  // Messages a finished step left unreaped (an algorithm returning early on an error) go back to the
+  // pool once the context is done with them.
+  for (int i = 0; i < npending_; ++i) {
+    Request *r = pending_[i];
+    if (r->complete)
+      request_release(r);
+    else
+      r->on_complete = request_release;
+  }
 }
 
 // A request of this step, posted by the caller; nullptr (counted as an overflow) past kMaxPending.
