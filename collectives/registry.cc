@@ -30,6 +30,8 @@ const Algorithm kAlgorithms[] = {
     {C::bcast, "binomial", bcast_binomial, 0, "binomial tree from the root"},
     {C::bcast, "scatter_allgather", bcast_scatter_allgather, 0,
      "binomial scatter of p blocks, then a ring allgather (large messages)"},
+    {C::bcast, "chain", bcast_chain, 0,
+     "pipelined down a chain of ranks in 64 KiB segments (large messages)"},
     {C::reduce, "binomial", reduce_binomial, 0, "binomial tree to the root (rank order for non-commutative)"},
     {C::reduce, "linear", reduce_linear, 0, "every rank sends to the root, which combines in rank order"},
     {C::allreduce, "recursive_doubling", allreduce_recursive_doubling, 0,

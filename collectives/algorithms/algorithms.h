@@ -36,6 +36,7 @@ Task barrier_tree(Sched &s, Args a);
 
 Task bcast_binomial(Sched &s, Args a);
 Task bcast_scatter_allgather(Sched &s, Args a);
+Task bcast_chain(Sched &s, Args a);
 
 Task reduce_binomial(Sched &s, Args a);
 Task reduce_linear(Sched &s, Args a);

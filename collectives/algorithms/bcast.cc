@@ -8,6 +8,11 @@
 // block v, then a ring allgather passes every block around. 2 * (p-1)/p * n * beta + (log p + p - 1)
 // * alpha: no rank sends more than about 2n, so large messages to many ranks do not queue behind the
 // root's link.
+//
+// chain: the ranks form a chain from the root (relative rank order) and the message flows down it in
+// 64 KiB segments, each rank passing segment k on while segment k+1 is on its way:
+// (p - 2 + n/S) * (alpha + S*beta) for segments of S bytes, close to n*beta when n is much larger than
+// p*S. Every rank sends at most n once.
 #include <algorithm>
 
 #include "collectives/algorithms/algorithms.h"
@@ -67,6 +72,27 @@ Task bcast_scatter_allgather(Sched &s, Args a) {
       co_return e;
   }
   co_return 0;
+}
+
+Task bcast_chain(Sched &s, Args a) {
+  constexpr size_t kSegment = 64 * 1024;
+  constexpr size_t kSendWindow = Sched::kMaxPending / 2;  // segments sent before waiting for them
+  const int p = s.team.size, root = a.root;
+  if (p == 1 || a.bytes == 0) co_return 0;
+  const int vr = (s.team.rank - root + p) % p;
+  const int prev = (vr - 1 + root + p) % p, next = (vr + 1 + root) % p;
+  auto *buf = static_cast<unsigned char *>(a.recvbuf);
+  size_t sent = 0;
+  for (size_t off = 0; off < a.bytes; off += kSegment) {
+    const size_t n = std::min(kSegment, a.bytes - off);
+    if (vr != 0)
+      if (int e = co_await s.recv(prev, buf + off, n)) co_return e;
+    if (vr == p - 1) continue;
+    s.isend(next, buf + off, n);
+    if (++sent % kSendWindow == 0)
+      if (int e = co_await s.wait()) co_return e;
+  }
+  co_return co_await s.wait();
 }
 
 }  // namespace pamir::coll

@@ -24,7 +24,7 @@ static int rank, size;
 
 /* The algorithms of each collective, as pamir_info lists them. */
 static const char *const kBarrier[] = {"dissemination", "tree", "shm", NULL};
-static const char *const kBcast[] = {"binomial", "scatter_allgather", "shm", NULL};
+static const char *const kBcast[] = {"binomial", "scatter_allgather", "chain", "shm", NULL};
 static const char *const kReduce[] = {"binomial", "linear", "shm", NULL};
 static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", "shm", NULL};
 static const char *const kGather[] = {"binomial", "linear", NULL};
