@@ -13,15 +13,6 @@
  */
 #include "common.h"
 
-/* A whole number 1..64 for element k of rank r's contribution in iteration i. */
-static float contribution(int r, long i, size_t k) {
-  uint32_t h = (uint32_t)k * 2654435761u ^ (uint32_t)i * 2246822519u ^ (uint32_t)(r + 1) * 3266489917u;
-  h ^= h >> 15;
-  h *= 2246822519u;
-  h ^= h >> 13;
-  return (float)(1u + (h & 63u));
-}
-
 int main(int argc, char **argv) {
   const char *title = "Pamir MPI Allreduce Latency Test";
   struct bench_options o;
@@ -48,17 +39,7 @@ int main(int argc, char **argv) {
   }
   for (k = 0; k < max_count; k++) sbuf[k] = 1.0f;
 
-  if (rank == 0) {
-    printf("# %s %s\n", title, BENCH_VERSION);
-    printf("# Datatype: MPI_FLOAT.\n");
-    printf("%-*s%*s", BENCH_SIZE_WIDTH, "# Size", BENCH_FIELD_WIDTH, "Avg Latency(us)");
-    if (o.full)
-      printf("%*s%*s%*s", BENCH_FIELD_WIDTH, "Min Latency(us)", BENCH_FIELD_WIDTH, "Max Latency(us)",
-             12, "Iterations");
-    if (o.validate) printf("%*s", BENCH_FIELD_WIDTH, "Validation");
-    printf("\n");
-    fflush(stdout);
-  }
+  if (rank == 0) bench_coll_header(title, "MPI_FLOAT", &o);
 
   for (size = o.min_size; size <= o.max_size; size = bench_next_size(size)) {
     const int large = size > BENCH_LARGE_SIZE;
@@ -66,8 +47,8 @@ int main(int argc, char **argv) {
     const long skip = large ? o.skip_large : o.skip;
     const size_t count = size / sizeof(float);
     long i;
-    int r, errors = 0, errors_all = 0;
-    double timer = 0.0, t0, t1, latency, lat_sum = 0.0, lat_min = 0.0, lat_max = 0.0;
+    int r, errors = 0;
+    double timer = 0.0, t0, t1, latency;
 
     if (count == 0) continue; /* as OSU: sizes below one element are skipped */
 
@@ -75,7 +56,7 @@ int main(int argc, char **argv) {
     for (i = 0; i < iters + skip; i++) {
       if (o.validate) {
         for (k = 0; k < count; k++) {
-          sbuf[k] = contribution(rank, i, k);
+          sbuf[k] = bench_contribution(rank, i, k);
           rbuf[k] = -1.0f;
         }
         MPI_Barrier(MPI_COMM_WORLD);
@@ -89,31 +70,15 @@ int main(int argc, char **argv) {
         int bad = 0;
         for (k = 0; k < count && !bad; k++) {
           float expect = 0.0f;
-          for (r = 0; r < nranks; r++) expect += contribution(r, i, k);
-          if (rbuf[k] != expect || sbuf[k] != contribution(rank, i, k)) bad = 1;
+          for (r = 0; r < nranks; r++) expect += bench_contribution(r, i, k);
+          if (rbuf[k] != expect || sbuf[k] != bench_contribution(rank, i, k)) bad = 1;
         }
         errors += bad;
       }
     }
 
     latency = timer * 1e6 / (double)iters;
-    MPI_Reduce(&latency, &lat_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&latency, &lat_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&latency, &lat_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (o.validate) {
-      MPI_Allreduce(&errors, &errors_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-      if (errors_all) failed_any = 1;
-    }
-    if (rank == 0) {
-      printf("%-*zu%*.*f", BENCH_SIZE_WIDTH, size, BENCH_FIELD_WIDTH, bench_precision,
-             lat_sum / (double)nranks);
-      if (o.full)
-        printf("%*.*f%*.*f%*ld", BENCH_FIELD_WIDTH, bench_precision, lat_min, BENCH_FIELD_WIDTH,
-               bench_precision, lat_max, 12, iters);
-      if (o.validate) printf("%*s", BENCH_FIELD_WIDTH, errors_all ? "Fail" : "Pass");
-      printf("\n");
-      fflush(stdout);
-    }
+    if (bench_coll_report(rank, nranks, 1, size, latency, iters, errors, &o)) failed_any = 1;
   }
 
   free(sbuf);
