@@ -87,5 +87,31 @@ else
   fail pamir_info.tables "$INFO not found"
 fi
 
+# pamir_info prints each collective's list with the bits spelled out, the algorithm PAMIR_COLL_<NAME>
+# forces, and a tuning file's lists in place of the built-in ones; a bad tuning file is an error.
+if [ -x "$INFO" ]; then
+  tuning=$(mktemp)
+  printf 'sizes allreduce 1K\nallreduce reduce_bcast size-class=0 commutative\nallreduce recursive_doubling\n' >"$tuning"
+  out=$(env PAMIR_COLL_BCAST=binomial PAMIR_COLL_TUNING="$tuning" "$INFO" 2>&1)
+  if echo "$out" | grep -q "allreduce (size classes in bytes: 0:0-1023 1:1024+)" &&
+    echo "$out" | grep -Eq "1\. reduce_bcast +if commutative size-class=0" &&
+    echo "$out" | grep -Eq "2\. recursive_doubling +if always" &&
+    echo "$out" | grep -q "forced: binomial (PAMIR_COLL_BCAST)" &&
+    echo "$out" | grep -Eq "recursive_doubling +log2 p pairwise exchanges of doubling size; needs power-of-two"; then
+    pass pamir_info.collectives
+  else
+    fail pamir_info.collectives "$(echo "$out" | grep -A4 -E '^  (allreduce|bcast) ' | tr '\n' '|')"
+  fi
+  printf 'allreduce ring\n' >"$tuning"
+  if out=$(env PAMIR_COLL_TUNING="$tuning" "$INFO" 2>&1); then
+    fail pamir_info.bad_tuning "exit 0 with a tuning file whose ring entry does not require commutative"
+  elif echo "$out" | grep -q "PAMIR_COLL_TUNING=.*line 1: allreduce ring needs commutative"; then
+    pass pamir_info.bad_tuning
+  else
+    fail pamir_info.bad_tuning "$(echo "$out" | head -2 | tr '\n' '|')"
+  fi
+  rm -f "$tuning"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
