@@ -16,7 +16,7 @@ const struct {
     {kPowerOfTwo, "power-of-two"},  {kOneNode, "one-node"},      {kSmallComm, "small"},
     {kNodeOrdered, "node-ordered"}, {kContiguous, "contiguous"}, {kBuiltinOp, "builtin-op"},
     {kCommutative, "commutative"},  {kInPlace, "in-place"},      {kAligned, "aligned"},
-    {kExclusive, "exclusive"},
+    {kExclusive, "exclusive"},      {kShmSlot, "shm-slot"},
 };
 }  // namespace
 
@@ -24,13 +24,20 @@ const char *collective_name(Collective c) {
   return size_t(c) < size_t(Collective::count_) ? kCollectiveNames[size_t(c)] : "?";
 }
 
-uint32_t comm_mask(int size, bool one_node, bool node_ordered) {
+uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot) {
   uint32_t m = 0;
   if (size > 0 && (size & (size - 1)) == 0) m |= kPowerOfTwo;
   if (one_node) m |= kOneNode;
   if (size <= kSmallCommMax) m |= kSmallComm;
   if (node_ordered) m |= kNodeOrdered;
+  if (shm_slot) m |= kShmSlot;
   return m;
+}
+
+uint32_t bit_by_name(const std::string &name) {
+  for (const auto &b : kBitNames)
+    if (name == b.name) return b.bit;
+  return 0;
 }
 
 std::string describe_mask(uint32_t mask) {

@@ -44,8 +44,11 @@ constexpr uint32_t kPowerOfTwo = 1u << 0;   // communicator size is a power of t
 constexpr uint32_t kOneNode = 1u << 1;      // every rank on one node
 constexpr uint32_t kSmallComm = 1u << 2;    // size <= kSmallCommMax
 constexpr uint32_t kNodeOrdered = 1u << 3;  // ranks numbered node by node
-constexpr uint32_t kContiguous = 1u << 8;   // the datatype is contiguous
-constexpr uint32_t kBuiltinOp = 1u << 9;    // a predefined reduction operation
+// The communicator has a slot in the node's shared collective areas (collectives/shm_slot.h): one node,
+// at most kShmSlotMaxRanks ranks, and a context id among the first kShmSlots.
+constexpr uint32_t kShmSlot = 1u << 4;
+constexpr uint32_t kContiguous = 1u << 8;  // the datatype is contiguous
+constexpr uint32_t kBuiltinOp = 1u << 9;   // a predefined reduction operation
 constexpr uint32_t kCommutative = 1u << 10;
 constexpr uint32_t kInPlace = 1u << 11;
 constexpr uint32_t kAligned = 1u << 12;  // every buffer 64-byte aligned
@@ -54,7 +57,7 @@ constexpr uint32_t kAligned = 1u << 12;  // every buffer 64-byte aligned
 constexpr uint32_t kExclusive = 1u << 13;
 constexpr uint32_t kSizeClassShift = 16;
 constexpr uint32_t kSizeClassBits = 0xFu << kSizeClassShift;
-constexpr uint32_t kAllBits = 0xFu | (0x3Fu << 8) | kSizeClassBits;
+constexpr uint32_t kAllBits = 0x1Fu | (0x3Fu << 8) | kSizeClassBits;
 constexpr int kSmallCommMax = 8;
 
 inline uint32_t size_class_bits(unsigned size_class) {
@@ -73,7 +76,10 @@ inline uint32_t rank_local_bits(Collective c) {
 
 // The partial mask of a communicator (the same for every collective today; kept per collective so that
 // one may care about a characteristic the others do not compute).
-uint32_t comm_mask(int size, bool one_node, bool node_ordered);
+uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot);
+
+// The bit of one name describe_mask uses ("one-node"); 0 for a name of no bit.
+uint32_t bit_by_name(const std::string &name);
 
 // The bits of a mask spelled out, "power-of-two|one-node|contiguous|size-class=2" ("none" for 0).
 std::string describe_mask(uint32_t mask);

@@ -20,13 +20,14 @@ using C = Collective;
 const Algorithm kAlgorithms[] = {
     {C::barrier, "dissemination", barrier_dissemination, 0, "ceil(log2 p) rounds of paired signals"},
     {C::barrier, "tree", barrier_tree, 0, "binomial fan-in to rank 0 and fan-out"},
-    {C::barrier, "shm", barrier_shm, kOneNode | kExclusive, "flags in the node's shared collective areas"},
-    {C::bcast, "shm", bcast_shm, kOneNode | kExclusive,
-     "the root's shared collective area, copied out by every rank (in chunks)"},
-    {C::reduce, "shm", reduce_shm, kOneNode | kExclusive,
-     "every rank's shared collective area, reduced by the root in rank order (in chunks)"},
-    {C::allreduce, "shm", allreduce_shm, kOneNode | kExclusive,
-     "every rank's shared collective area, reduced by each rank in rank order (in chunks)"},
+    {C::barrier, "shm", barrier_shm, kShmSlot | kExclusive,
+     "an empty publication in every rank's shared-memory cell"},
+    {C::bcast, "shm", bcast_shm, kShmSlot | kExclusive,
+     "the root's shared-memory cells, copied out by every rank (in chunks)"},
+    {C::reduce, "shm", reduce_shm, kShmSlot | kExclusive,
+     "every rank's shared-memory cells, reduced by the root in rank order (in chunks)"},
+    {C::allreduce, "shm", allreduce_shm, kShmSlot | kExclusive,
+     "every rank's shared-memory cells, reduced by each rank in rank order (in chunks)"},
     {C::bcast, "binomial", bcast_binomial, 0, "binomial tree from the root"},
     {C::bcast, "scatter_allgather", bcast_scatter_allgather, 0,
      "binomial scatter of p blocks, then a ring allgather (large messages)"},
@@ -76,10 +77,9 @@ static_assert(kCount <= kMaxAlgorithms);
 
 // The built-in lists, in order; each ends with an entry without conditions. Sizes are bytes: the
 // message of bcast, the vector of reduce and allreduce, one rank's block of the others. Measured on
-// the development machine (2 cores, docs/performance.md): the shared-memory algorithms win only a
-// broadcast below 2 KiB; their areas cost more cache-line transfers per pair than a ring message, so
-// barrier, reduce and allreduce keep the point-to-point algorithms (recursive doubling is also the
-// fastest allreduce with 4 ranks on the 2 cores).
+// the development machine (2 cores, docs/performance.md): the shared-memory algorithms win the
+// barrier, and bcast and reduce below 2 KiB, with 2 ranks and with 4 on the 2 cores; allreduce keeps
+// recursive doubling, which is faster than every rank reducing every other's cell at those sizes.
 struct DefaultEntry {
   C coll;
   const char *algorithm;
@@ -87,10 +87,12 @@ struct DefaultEntry {
 };
 constexpr uint32_t kSC = kSizeClassBits;
 const DefaultEntry kDefaults[] = {
+    {C::barrier, "shm", kShmSlot | kExclusive, kShmSlot | kExclusive},
     {C::barrier, "dissemination", 0, 0},
-    {C::bcast, "shm", kOneNode | kExclusive | size_class_bits(0), kOneNode | kExclusive | kSC},
+    {C::bcast, "shm", kShmSlot | kExclusive | size_class_bits(0), kShmSlot | kExclusive | kSC},
     {C::bcast, "scatter_allgather", size_class_bits(3), kSmallComm | kSC},
     {C::bcast, "binomial", 0, 0},
+    {C::reduce, "shm", kShmSlot | kExclusive | size_class_bits(0), kShmSlot | kExclusive | kSC},
     {C::reduce, "binomial", 0, 0},
     {C::allreduce, "ring", kCommutative | size_class_bits(2), kCommutative | kSC},
     {C::allreduce, "ring", kCommutative | size_class_bits(3), kCommutative | kSC},
@@ -174,19 +176,6 @@ int collective_by_name(const std::string &name) {
   for (size_t c = 0; c < size_t(C::count_); ++c)
     if (name == collective_name(C(c))) return int(c);
   return -1;
-}
-
-uint32_t bit_by_name(const std::string &name) {
-  static const struct {
-    const char *name;
-    uint32_t bit;
-  } kBits[] = {{"power-of-two", kPowerOfTwo},  {"one-node", kOneNode},      {"small", kSmallComm},
-               {"node-ordered", kNodeOrdered}, {"contiguous", kContiguous}, {"builtin-op", kBuiltinOp},
-               {"commutative", kCommutative},  {"in-place", kInPlace},      {"aligned", kAligned},
-               {"exclusive", kExclusive}};
-  for (const auto &b : kBits)
-    if (name == b.name) return b.bit;
-  return 0;
 }
 
 // Adds an entry, refusing one that could choose its algorithm for a call the algorithm cannot serve.

@@ -51,6 +51,10 @@ void frame_free(void *p, size_t bytes) noexcept {
 
 // --- Sched ---------------------------------------------------------------------------------------
 
+namespace {
+constexpr int kMemorySpins = 256;  // about 10 us of pause instructions, then the context's own wait
+}  // namespace
+
 Sched::~Sched() {
   // Messages a finished step left unreaped (an algorithm returning early on an error) go back to the
   // pool once the context is done with them.
@@ -114,6 +118,15 @@ bool Sched::ready() const {
   return true;
 }
 
+bool Sched::spin_ready() const {
+  if (!cond_ || npending_) return false;
+  for (int i = 0; i < kMemorySpins; ++i) {
+    if (cond_(cond_arg_)) return true;
+    __builtin_ia32_pause();
+  }
+  return false;
+}
+
 int Sched::reap() {
   int err = overflow_ ? int(Err::intern) : 0;
   for (int i = 0; i < npending_; ++i) {
@@ -134,7 +147,8 @@ int run(Sched &s, Task t) {
   if (!t.valid()) return int(Err::intern);
   if (!s.start(t)) {
     Context &ctx = context();
-    do ctx.wait_until([&s] { return s.ready(); });
+    do
+      if (!s.spin_ready()) ctx.wait_until([&s] { return s.ready(); });
     while (!s.step(t));
   }
   return t.result();

@@ -29,11 +29,14 @@ struct Layout;
 
 namespace pamir::coll {
 
+struct ShmSlot;
+
 struct Team {
   int rank;
   int size;
-  uint16_t ctx;           // the collective context id
-  const uint32_t *tasks;  // team rank -> PAMI task
+  uint16_t ctx;                     // the collective context id
+  const uint32_t *tasks;            // team rank -> PAMI task
+  ShmSlot *const *slots = nullptr;  // team rank -> its slot in the node's collective areas, if any
 };
 
 // One rank's part of a v-collective (MPI_Gatherv, MPI_Alltoallw, ...): `bytes` of data at `base`, laid
@@ -52,8 +55,8 @@ struct Block {
 // context-id agreement of communicator creation, MPI_Finalize's barrier) use tags of their own range.
 constexpr int32_t kSeqTagMask = (1 << 24) - 1;
 constexpr int32_t kInternalTag = 1 << 26;
-inline int32_t seq_tag(uint32_t seq) {
-  return int32_t(seq & uint32_t(kSeqTagMask));
+inline int32_t seq_tag(uint64_t seq) {
+  return int32_t(seq & uint64_t(kSeqTagMask));
 }
 
 void *frame_alloc(size_t bytes) noexcept;
@@ -129,13 +132,14 @@ class Sched {
  public:
   static constexpr int kMaxPending = 32;  // messages one step may have in flight
 
-  Sched(const Team &t, int32_t tag) : team(t), tag(tag) {}
+  Sched(const Team &t, int32_t tag, uint64_t seq = 0) : team(t), tag(tag), seq(seq) {}
   Sched(const Sched &) = delete;
   Sched &operator=(const Sched &) = delete;
   ~Sched();
 
   const Team team;
   const int32_t tag;
+  const uint64_t seq;  // the call's sequence number on its communicator (the shared-memory publications)
 
   // Posts a message of this step (to/from team ranks). A send that fits one packet goes out at once and
   // leaves nothing to wait for.
@@ -194,6 +198,9 @@ class Sched {
 
   // Whether every posted message has completed (and the condition of until() holds).
   bool ready() const;
+  // A step that waits on memory alone: whether its condition comes true within a short spin on it
+  // alone, which sees a peer's write sooner than a spin that advances the whole context each time.
+  bool spin_ready() const;
   // Starts a task on this schedule, or resumes it where it waits; true once it has finished.
   bool start(Task &t) {
     resume_ = t.handle();
@@ -227,7 +234,7 @@ int run(Sched &s, Task t);
 // start()).
 class NbSchedule : public ListNode {
  public:
-  NbSchedule(const Team &t, int32_t tag) : sched(t, tag) {}
+  NbSchedule(const Team &t, int32_t tag, uint64_t seq = 0) : sched(t, tag, seq) {}
   virtual ~NbSchedule() = default;
   // Takes the task and runs its first step; registers with the context when it has to wait.
   void start(Task t);

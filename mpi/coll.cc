@@ -24,7 +24,7 @@ namespace {
 using coll::Collective;
 
 inline coll::Team team_of(const Comm *c) {
-  return coll::Team{c->rank, c->size, c->coll_ctx(), c->local->tasks.data()};
+  return coll::Team{c->rank, c->size, c->coll_ctx(), c->local->tasks.data(), c->coll_slots.data()};
 }
 
 // A failed collective: the PAMI error as an MPI class.
@@ -120,8 +120,12 @@ class ReduceStage {
   void set(void *recvbuf, const Datatype *t, uint64_t count) {
     recvbuf_ = recvbuf;
     // A predefined pair's padding lies inside its element: reduced in place like any predefined type.
-    d_ = t->predefined ? Data{recvbuf, 0, nullptr, 0} : data_of(t, recvbuf, count);
+    d_ = needed(t, count) ? data_of(t, recvbuf, count) : Data{recvbuf, 0, nullptr, 0};
     span_ = uint64_t(t->extent) * count;
+  }
+  // Whether count elements of t have gaps that a scratch copy must keep (set() then makes one).
+  static bool needed(const Datatype *t, uint64_t count) {
+    return !t->predefined && data_of(t, nullptr, count).layout;
   }
   static bool supported(const Datatype *t) {
     return t->contiguous || (t->true_lb >= 0 && t->true_lb + t->true_extent <= t->extent);
@@ -242,37 +246,48 @@ struct NbCall final : coll::NbSchedule {
   pamir::Request *req = nullptr;
 };
 
+// Refuses a forced algorithm that cannot serve the call.
+[[gnu::cold]] int unsupported(Comm *c, const char *fn_, Collective k, int id, uint32_t mask) {
+  const coll::Algorithm &alg = coll::algorithm(id);
+  return raise(c, fn_, MPI_ERR_UNSUPPORTED_OPERATION,
+               "the %s algorithm %s (forced by %s) needs %s, which this call (%s, %d ranks) does not have",
+               coll::collective_name(k), alg.name,
+               c->coll_forced[size_t(k)] >= 0 ? "the communicator's info" : "PAMIR_COLL_*",
+               coll::describe_mask(alg.needs & ~mask).c_str(), coll::describe_mask(mask).c_str(), c->size);
+}
+
 // Chooses the algorithm (seed 002) and runs it (request null) or starts it. `size` is the bytes that
-// decide the size class; t1 and t2 the datatypes a nonblocking call must keep alive.
+// decide the size class; `call` what to finish after the algorithm (null: nothing, the buffers are
+// the user's own); t1, t2 and `more` the datatypes a nonblocking call must keep alive.
 int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t size, const coll::Args &a,
-           Call &call, MPI_Request *request, Datatype *t1 = nullptr, Datatype *t2 = nullptr,
+           Call *call, MPI_Request *request, Datatype *t1 = nullptr, Datatype *t2 = nullptr,
            Datatype *const *more = nullptr, int nmore = 0) {
   const size_t ki = size_t(k);
   if (!request && !library_lock().enabled) call_bits |= coll::kExclusive;
   const uint32_t mask = coll::call_mask(k, c->coll_mask[ki], call_bits, size);
-  int id = c->coll_forced[ki] >= 0 ? c->coll_forced[ki] : coll::forced_for_job(k);
-  if (__builtin_expect(id >= 0, 0)) {
-    const coll::Algorithm &alg = coll::algorithm(id);
-    if ((mask & alg.needs) != alg.needs)
-      return raise(
-          c, fn_, MPI_ERR_UNSUPPORTED_OPERATION,
-          "the %s algorithm %s (forced by %s) needs %s, which this call (%s, %d ranks) does not have",
-          coll::collective_name(k), alg.name,
-          c->coll_forced[ki] >= 0 ? "the communicator's info" : "PAMIR_COLL_*",
-          coll::describe_mask(alg.needs & ~mask).c_str(), coll::describe_mask(mask).c_str(), c->size);
-  } else {
-    id = coll::selector().select(k, mask);
+  Comm::CollChoice &choice = c->coll_choice[ki];
+  int id = choice.algorithm;
+  if (__builtin_expect(choice.mask != mask || choice.forced != c->coll_forced[ki], 0)) {
+    id = c->coll_forced[ki] >= 0 ? c->coll_forced[ki] : coll::forced_for_job(k);
+    if (id >= 0) {
+      if ((mask & coll::algorithm(id).needs) != coll::algorithm(id).needs)
+        return unsupported(c, fn_, k, id, mask);
+    } else {
+      id = coll::selector().select(k, mask);
+    }
+    choice = Comm::CollChoice{mask, c->coll_forced[ki], int16_t(id)};
   }
   ++coll::g_algorithm_runs[id];
   const coll::AlgorithmFn algorithm = coll::algorithm(id).fn;
-  const int32_t tag = coll::seq_tag(c->coll_seq++);
+  const uint64_t seq = c->coll_seq++;
+  const int32_t tag = coll::seq_tag(seq);
   if (!request) {
-    coll::Sched s(team_of(c), tag);
+    coll::Sched s(team_of(c), tag, seq);
     if (int e = coll::run(s, algorithm(s, a))) return coll_failed(c, fn_, e);
-    call.finish();
+    if (call) call->finish();
     return MPI_SUCCESS;
   }
-  auto *nb = new (std::nothrow) NbCall(team_of(c), tag, std::move(call));
+  auto *nb = new (std::nothrow) NbCall(team_of(c), tag, call ? std::move(*call) : Call{});
   PAMIR_CHECK(c, nb, MPI_ERR_NO_MEM, "no memory for the state of a nonblocking collective");
   nb->hold(t1);
   nb->hold(t2);
@@ -285,11 +300,24 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
   return MPI_SUCCESS;
 }
 
+// The checks and staging every reduction shares: the operation on the type, the layout, and the
+// receive buffer's scratch copy (of `stage_count` elements; what the operation sees is `count`).
+#define PAMIR_REDUCTION(c, o, t, r)                          \
+  coll::Reduction r;                                         \
+  if (int rc_ = make_reduction(c, o, t, r, fn_)) return rc_; \
+  PAMIR_REDUCE_LAYOUT(c, t)
+
+inline uint32_t reduction_bits(const Datatype *t, const Op *o, const coll::Reduction &r, bool in_place,
+                               const void *sendbuf, const void *recvbuf) {
+  return (t->contiguous ? coll::kContiguous : 0) | (o->is_builtin ? coll::kBuiltinOp : 0) |
+         (r.commutative ? coll::kCommutative : 0) | (in_place ? coll::kInPlace : 0) |
+         aligned_bit(in_place ? nullptr : sendbuf, recvbuf);
+}
+
 int barrier(const char *fn_, MPI_Comm comm, MPI_Request *request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
-  Call call;
-  return launch(c, fn_, Collective::barrier, 0, 0, coll::Args{}, call, request);
+  return launch(c, fn_, Collective::barrier, 0, 0, coll::Args{}, nullptr, request);
 }
 
 int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -300,6 +328,16 @@ int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, i
   PAMIR_ROOT(c, root);
   PAMIR_CHECK_PART(c, buffer, count, t, 1, "broadcast");
   PAMIR_CHECK(c, buffer != MPI_IN_PLACE, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a broadcast");
+  coll::Args a;
+  a.root = root;
+  a.bytes = data_bytes(t, count);
+  const Data d = data_of(t, buffer, uint64_t(count));
+  const uint32_t contiguous = t->contiguous ? coll::kContiguous : 0;
+  if (!d.layout) {  // the user's bytes themselves: nothing to stage or finish
+    a.recvbuf = d.base;
+    return launch(c, fn_, Collective::bcast, contiguous | aligned_bit(a.recvbuf, nullptr), a.bytes, a,
+                  nullptr, request, t);
+  }
   Call call;
   call.recv.set(buffer, t, uint64_t(count), 1);
   PAMIR_STAGE(c, call.recv);
@@ -307,12 +345,9 @@ int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, i
     call.recv.in();
   else
     call.unpack_recv = true;
-  coll::Args a;
   a.recvbuf = call.recv.ptr();
-  a.bytes = call.recv.block_bytes();
-  a.root = root;
-  const uint32_t bits = (t->contiguous ? coll::kContiguous : 0) | aligned_bit(a.recvbuf, nullptr);
-  return launch(c, fn_, Collective::bcast, bits, a.bytes, a, call, request, t);
+  return launch(c, fn_, Collective::bcast, contiguous | aligned_bit(a.recvbuf, nullptr), a.bytes, a, &call,
+                request, t);
 }
 
 int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
@@ -336,27 +371,26 @@ int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, M
   const uint64_t bytes = span_bytes(t, uint64_t(count));
   PAMIR_CHECK(c, !is_root || in_place || !overlap(sendbuf, bytes, recvbuf, bytes), MPI_ERR_BUFFER,
               "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
-  coll::Reduction r;
-  if (int rc = make_reduction(c, o, t, r, fn_)) return rc;
-  PAMIR_REDUCE_LAYOUT(c, t);
-  Call call;
-  if (is_root) {
-    call.red.set(recvbuf, t, uint64_t(count));
-    PAMIR_STAGE(c, call.red);
-    if (in_place) call.red.in();
-    call.unpack_red = true;
-  }
+  PAMIR_REDUCTION(c, o, t, r);
   coll::Args a;
   a.sendbuf = sendbuf;
-  a.recvbuf = is_root ? call.red.ptr() : recvbuf;
+  a.recvbuf = recvbuf;
   a.count = elements(o, t, count);
   a.op = r;
   a.root = root;
   a.in_place = in_place;
-  const uint32_t bits = (t->contiguous ? coll::kContiguous : 0) | (o->is_builtin ? coll::kBuiltinOp : 0) |
-                        (r.commutative ? coll::kCommutative : 0) | (in_place ? coll::kInPlace : 0) |
-                        aligned_bit(in_place ? nullptr : sendbuf, a.recvbuf);
-  return launch(c, fn_, Collective::reduce, bits, a.count * r.extent, a, call, request, t);
+  // Only the root's receive buffer is written, and only a layout with gaps needs its scratch copy.
+  if (!is_root || !ReduceStage::needed(t, uint64_t(count)))
+    return launch(c, fn_, Collective::reduce, reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
+                  a.count * r.extent, a, nullptr, request, t);
+  Call call;
+  call.red.set(recvbuf, t, uint64_t(count));
+  PAMIR_STAGE(c, call.red);
+  if (in_place) call.red.in();
+  call.unpack_red = true;
+  a.recvbuf = call.red.ptr();
+  return launch(c, fn_, Collective::reduce, reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
+                a.count * r.extent, a, &call, request, t);
 }
 
 int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
@@ -374,24 +408,24 @@ int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count
   const uint64_t bytes = span_bytes(t, uint64_t(count));
   PAMIR_CHECK(c, in_place || !overlap(sendbuf, bytes, recvbuf, bytes), MPI_ERR_BUFFER,
               "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
-  coll::Reduction r;
-  if (int rc = make_reduction(c, o, t, r, fn_)) return rc;
-  PAMIR_REDUCE_LAYOUT(c, t);
+  PAMIR_REDUCTION(c, o, t, r);
+  coll::Args a;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  a.count = elements(o, t, count);
+  a.op = r;
+  a.in_place = in_place;
+  if (!ReduceStage::needed(t, uint64_t(count)))
+    return launch(c, fn_, Collective::allreduce, reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
+                  a.count * r.extent, a, nullptr, request, t);
   Call call;
   call.red.set(recvbuf, t, uint64_t(count));
   PAMIR_STAGE(c, call.red);
   if (in_place) call.red.in();
   call.unpack_red = true;
-  coll::Args a;
-  a.sendbuf = sendbuf;
   a.recvbuf = call.red.ptr();
-  a.count = elements(o, t, count);
-  a.op = r;
-  a.in_place = in_place;
-  const uint32_t bits = (t->contiguous ? coll::kContiguous : 0) | (o->is_builtin ? coll::kBuiltinOp : 0) |
-                        (r.commutative ? coll::kCommutative : 0) | (in_place ? coll::kInPlace : 0) |
-                        aligned_bit(in_place ? nullptr : sendbuf, a.recvbuf);
-  return launch(c, fn_, Collective::allreduce, bits, a.count * r.extent, a, call, request, t);
+  return launch(c, fn_, Collective::allreduce, reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
+                a.count * r.extent, a, &call, request, t);
 }
 
 int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -441,7 +475,7 @@ int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype
   const uint32_t bits = ((!st || st->contiguous) && (!rt || rt->contiguous) ? coll::kContiguous : 0) |
                         (in_place ? coll::kInPlace : 0) |
                         aligned_bit(in_place ? nullptr : sendbuf, a.recvbuf);
-  return launch(c, fn_, Collective::gather, bits, a.bytes, a, call, request, st, rt);
+  return launch(c, fn_, Collective::gather, bits, a.bytes, a, &call, request, st, rt);
 }
 
 int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -490,7 +524,7 @@ int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
   const uint32_t bits = ((!st || st->contiguous) && (!rt || rt->contiguous) ? coll::kContiguous : 0) |
                         (in_place ? coll::kInPlace : 0) |
                         aligned_bit(a.sendbuf, in_place ? nullptr : recvbuf);
-  return launch(c, fn_, Collective::scatter, bits, a.bytes, a, call, request, st, rt);
+  return launch(c, fn_, Collective::scatter, bits, a.bytes, a, &call, request, st, rt);
 }
 
 // Allgather (send_blocks = 1) and alltoall (send_blocks = p): the same checks, and the same staging.
@@ -531,22 +565,8 @@ int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Data
   const uint32_t bits = (st->contiguous && rt->contiguous ? coll::kContiguous : 0) |
                         (in_place ? coll::kInPlace : 0) |
                         aligned_bit(in_place ? nullptr : sendbuf, a.recvbuf);
-  return launch(c, fn_, alltoall ? Collective::alltoall : Collective::allgather, bits, bytes, a, call,
+  return launch(c, fn_, alltoall ? Collective::alltoall : Collective::allgather, bits, bytes, a, &call,
                 request, in_place ? nullptr : st, rt);
-}
-
-// The checks and staging every reduction shares: the operation on the type, the layout, and the
-// receive buffer's scratch copy (of `stage_count` elements; what the operation sees is `count`).
-#define PAMIR_REDUCTION(c, o, t, r)                          \
-  coll::Reduction r;                                         \
-  if (int rc_ = make_reduction(c, o, t, r, fn_)) return rc_; \
-  PAMIR_REDUCE_LAYOUT(c, t)
-
-inline uint32_t reduction_bits(const Datatype *t, const Op *o, const coll::Reduction &r, bool in_place,
-                               const void *sendbuf, const void *recvbuf) {
-  return (t->contiguous ? coll::kContiguous : 0) | (o->is_builtin ? coll::kBuiltinOp : 0) |
-         (r.commutative ? coll::kCommutative : 0) | (in_place ? coll::kInPlace : 0) |
-         aligned_bit(in_place ? nullptr : sendbuf, recvbuf);
 }
 
 // MPI_Scan (exclusive false) and MPI_Exscan: allreduce's checks; in place everywhere or nowhere.
@@ -578,7 +598,7 @@ int scan(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI
   a.op = r;
   a.in_place = in_place;
   return launch(c, fn_, exclusive ? Collective::exscan : Collective::scan,
-                reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf), a.count * r.extent, a, call, request,
+                reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf), a.count * r.extent, a, &call, request,
                 t);
 }
 
@@ -634,7 +654,7 @@ int reduce_scatter(const char *fn_, const void *sendbuf, void *recvbuf, const Co
   a.in_place = in_place;
   return launch(c, fn_, block ? Collective::reduce_scatter_block : Collective::reduce_scatter,
                 reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
-                uint64_t(elements(o, t, total)) * r.extent, a, call, request, t);
+                uint64_t(elements(o, t, total)) * r.extent, a, &call, request, t);
 }
 
 // The parts of a v-collective: n parts, part i `counts[i]` elements of types[i] (or of t) at buf plus
@@ -714,7 +734,7 @@ int gatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
   a.rblocks = call.rblocks.data();
   a.root = root;
   a.in_place = in_place;
-  return launch(c, fn_, Collective::gatherv, in_place ? coll::kInPlace : 0, 0, a, call, request, st, rt);
+  return launch(c, fn_, Collective::gatherv, in_place ? coll::kInPlace : 0, 0, a, &call, request, st, rt);
 }
 
 template <typename CountT, typename DisplT>
@@ -747,7 +767,7 @@ int scatterv(const char *fn_, const void *sendbuf, const CountT *sendcounts, con
   a.rblocks = call.rblocks.data();
   a.root = root;
   a.in_place = in_place;
-  return launch(c, fn_, Collective::scatterv, in_place ? coll::kInPlace : 0, 0, a, call, request, st, rt);
+  return launch(c, fn_, Collective::scatterv, in_place ? coll::kInPlace : 0, 0, a, &call, request, st, rt);
 }
 
 template <typename CountT, typename DisplT>
@@ -775,7 +795,7 @@ int allgatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Data
   a.sblocks = call.sblocks.data();
   a.rblocks = call.rblocks.data();
   a.in_place = in_place;
-  return launch(c, fn_, Collective::allgatherv, in_place ? coll::kInPlace : 0, total, a, call, request, st,
+  return launch(c, fn_, Collective::allgatherv, in_place ? coll::kInPlace : 0, total, a, &call, request, st,
                 rt);
 }
 
@@ -838,7 +858,7 @@ int alltoallv(const char *fn_, const void *sendbuf, const CountT *sendcounts, co
   a.in_place = false;  // the parts to send are in the packed copy
   rtypes.insert(rtypes.end(), stypes.begin(), stypes.end());
   return launch(c, fn_, w ? Collective::alltoallw : Collective::alltoallv, in_place ? coll::kInPlace : 0, 0,
-                a, call, request, st, rt, rtypes.data(), int(rtypes.size()));
+                a, &call, request, st, rt, rtypes.data(), int(rtypes.size()));
 }
 
 // A nonblocking call given no place for its request.

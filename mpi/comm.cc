@@ -33,6 +33,7 @@
 
 #include "collectives/coll.h"
 #include "collectives/registry.h"
+#include "collectives/shm_slot.h"
 #include "mpi/check.h"
 #include "mpi/info.h"
 #include "pami/context.h"
@@ -91,11 +92,26 @@ struct ContextIds {
   uint32_t mask[kWords];
   bool mask_in_use = false;
   std::vector<uint64_t> waiting;  // keys of the allocations under way (MPI_THREAD_MULTIPLE)
+  // Pairs given back while a reader of this process's shared-memory cells in their slot was still to
+  // come (collectives/shm_slot.h); they return to `mask` once it has read.
+  uint32_t unread = 0;
+  static_assert(coll::kShmSlots <= 32);
   void reset() {
     std::fill(std::begin(mask), std::end(mask), ~0u);
     mask[0] &= ~3u;  // pairs 0 (MPI_COMM_WORLD) and 1 (MPI_COMM_SELF)
     mask_in_use = false;
     waiting.clear();
+    unread = 0;
+  }
+  // Before the bitmap is contributed to an allocation.
+  void reclaim() {
+    for (uint32_t u = unread; u;) {
+      const unsigned pair = unsigned(__builtin_ctz(u));
+      u &= u - 1;
+      if (!coll::shm_slot_reclaim(pair)) continue;
+      unread &= ~(1u << pair);
+      mask[0] |= 1u << pair;
+    }
   }
 };
 ContextIds &ids() {
@@ -178,6 +194,7 @@ int context_alloc(Comm *parent, const char *fn, bool participate, uint64_t key, 
       own = !s.mask_in_use && (!threaded || key == *std::min_element(s.waiting.begin(), s.waiting.end()));
       if (own) {
         s.mask_in_use = true;
+        s.reclaim();
         std::copy(std::begin(s.mask), std::end(s.mask), words.begin());
         words[kWords] = ~0u;
       } else {
@@ -210,7 +227,6 @@ int context_alloc(Comm *parent, const char *fn, bool participate, uint64_t key, 
     sched_yield();
   }
 }
-
 
 // A new communicator over `group` (this process a member) with context `ctx`; inherits parent's error
 // handler. Takes its own references.
@@ -342,10 +358,15 @@ void comm_coll_init(Comm *c) {
       one_node = false;
       break;
     }
-  const uint32_t m = coll::comm_mask(c->size, one_node, one_node);
+  const bool shm_slot = one_node && !c->remote && coll::shm_slot_usable(c->coll_ctx(), c->size);
+  c->coll_slots.clear();
+  if (shm_slot && c->size > 1)
+    for (int r = 0; r < c->size; ++r) c->coll_slots.push_back(coll::shm_slot(c->task_of(r), c->coll_ctx()));
+  const uint32_t m = coll::comm_mask(c->size, one_node, one_node, shm_slot);
   for (size_t k = 0; k < size_t(coll::Collective::count_); ++k) {
     c->coll_mask[k] = m;
     c->coll_forced[k] = -1;
+    c->coll_choice[k] = Comm::CollChoice{};
   }
 }
 
@@ -389,6 +410,10 @@ int context_id_alloc(Comm *parent, uint16_t &out) {
 void context_id_free(uint16_t ctx) {
   const unsigned pair = ctx / 2;
   if (pair < 2) return;  // MPI_COMM_WORLD's and MPI_COMM_SELF's are never given back
+  if (!coll::shm_slot_reclaim(pair)) {
+    ids().unread |= 1u << pair;
+    return;
+  }
   ids().mask[pair / 32] |= 1u << (pair % 32);
 }
 
@@ -401,6 +426,7 @@ void ContextRound::begin() {
   own = !s.mask_in_use;
   if (own) {
     s.mask_in_use = true;
+    s.reclaim();
     std::copy(std::begin(s.mask), std::end(s.mask), words.begin());
     words[kWords] = ~0u;
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/mask.h"
+#include "collectives/shm_slot.h"
 #include "mpi/errors.h"
 #include "mpi/object.h"
 
@@ -62,9 +63,19 @@ struct Comm : Object {
   // Per-communicator state of the collectives: the sequence number of the next call (its messages'
   // tag), the partial mask of each collective (seed 002: what does not change per call, computed once
   // at creation), and the algorithm an info key pamir_coll_<name> forces for it (-1: none).
-  uint32_t coll_seq = 0;
+  uint64_t coll_seq = 0;
   uint32_t coll_mask[size_t(coll::Collective::count_)] = {};
   int16_t coll_forced[size_t(coll::Collective::count_)] = {};
+  // The last choice of each collective: a call with the same mask, under the same forced algorithm,
+  // takes it again without selecting (a dup or set_info changes coll_forced, never the entry's key).
+  struct CollChoice {
+    uint32_t mask = ~0u;  // no call has every bit
+    int16_t forced = -1;
+    int16_t algorithm = -1;
+  };
+  CollChoice coll_choice[size_t(coll::Collective::count_)];
+  // With the mask bit kShmSlot: each rank's slot in the node's shared collective areas.
+  std::vector<coll::ShmSlot *> coll_slots;
 
   uint16_t coll_ctx() const { return uint16_t(ctx + 1); }
   uint32_t task_of(int r) const { return local->tasks[size_t(r)]; }

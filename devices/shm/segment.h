@@ -75,7 +75,7 @@ static_assert(sizeof(AckSlot) == 64);
 struct SegmentLayout {
   static constexpr uint64_t kBlocksOffset = 128;
   static constexpr uint32_t kAckSlots = 64;  // per rank: rendezvous sends one rank may have unacknowledged
-  static constexpr uint64_t kCollAreaBytes = 64 * 1024;  // per rank: the shared-memory collectives' area
+  static constexpr uint64_t kCollAreaBytes = 528 * 1024;  // per rank: the shared-memory collectives' area
   uint32_t nlocal = 0;
   uint64_t ring_bytes = 0;      // data bytes of a ring
   uint64_t ring_footprint = 0;  // bytes a ring takes in the arena

@@ -105,6 +105,10 @@ if has coll_sweep; then
   for np in $sweep_nps; do ok_case "coll_sweep.np$np" 0 "$np" -- coll_sweep; done
 fi
 
+# The shared-memory slots: a reader still to come keeps a freed communicator's slot out of use, and
+# freed slots come back.
+if has coll_shm_slot; then ok_case coll_shm_slot.np3 0 3 -- coll_shm_slot; fi
+
 # A small blocking collective allocates nothing per call, whatever the algorithm (malloc interposed,
 # which the sanitizers' own allocator rules out in their pass).
 if has coll_noalloc && [ "$quick" != 1 ]; then

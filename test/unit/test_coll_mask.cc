@@ -10,13 +10,15 @@
 using namespace pamir::coll;
 
 TEST(CollMask, EachCommunicatorCharacteristicFlipsOneBit) {
-  const uint32_t base = comm_mask(6, false, false);  // not a power of two, small, not one node
+  const uint32_t base = comm_mask(6, false, false, false);  // not a power of two, small, not one node
   EXPECT_EQ(base, uint32_t(kSmallComm));
-  EXPECT_EQ(comm_mask(8, false, false) ^ base, uint32_t(kPowerOfTwo));
-  EXPECT_EQ(comm_mask(6, true, false) ^ base, uint32_t(kOneNode));
-  EXPECT_EQ(comm_mask(6, false, true) ^ base, uint32_t(kNodeOrdered));
-  EXPECT_EQ(comm_mask(9, false, false) ^ comm_mask(7, false, false), uint32_t(kSmallComm));
-  EXPECT_EQ(comm_mask(1, true, true), uint32_t(kPowerOfTwo | kOneNode | kSmallComm | kNodeOrdered));
+  EXPECT_EQ(comm_mask(8, false, false, false) ^ base, uint32_t(kPowerOfTwo));
+  EXPECT_EQ(comm_mask(6, true, false, false) ^ base, uint32_t(kOneNode));
+  EXPECT_EQ(comm_mask(6, false, true, false) ^ base, uint32_t(kNodeOrdered));
+  EXPECT_EQ(comm_mask(6, false, false, true) ^ base, uint32_t(kShmSlot));
+  EXPECT_EQ(comm_mask(9, false, false, false) ^ comm_mask(7, false, false, false), uint32_t(kSmallComm));
+  EXPECT_EQ(comm_mask(1, true, true, true),
+            uint32_t(kPowerOfTwo | kOneNode | kSmallComm | kNodeOrdered | kShmSlot));
 }
 
 TEST(CollMask, DescribesEveryBit) {
@@ -24,6 +26,13 @@ TEST(CollMask, DescribesEveryBit) {
   EXPECT_EQ(describe_mask(kPowerOfTwo | kContiguous | size_class_bits(2)),
             "power-of-two|contiguous|size-class=2");
   EXPECT_EQ(describe_mask(kInPlace | kCommutative), "commutative|in-place");
+  EXPECT_EQ(describe_mask(kShmSlot | kExclusive), "exclusive|shm-slot");
+  for (unsigned i = 0; i < kSizeClassShift; ++i) {  // every named bit, by its name
+    const uint32_t bit = 1u << i;
+    if (bit & kAllBits) {
+      EXPECT_EQ(bit_by_name(describe_mask(bit)), bit) << describe_mask(bit);
+    }
+  }
 }
 
 TEST(CollMask, RegistrationRules) {

@@ -28,11 +28,11 @@ TEST_F(CollRegistry, EveryCollectiveHasAnAlgorithmForEveryMask) {
   // Every combination of the per-communicator and agreed per-call bits, in every size class: something
   // is chosen, and what is chosen can serve the call.
   for (size_t c = 0; c < size_t(Collective::count_); ++c)
-    for (uint32_t comm = 0; comm < 16; ++comm)
-      for (uint32_t call = 0; call < 4; ++call)
+    for (uint32_t comm = 0; comm < 32; ++comm)
+      for (uint32_t call = 0; call < 8; ++call)
         for (unsigned sc = 0; sc < 16; ++sc) {
-          const uint32_t mask =
-              comm | (call & 1 ? kBuiltinOp : 0) | (call & 2 ? kCommutative : 0) | size_class_bits(sc);
+          const uint32_t mask = comm | (call & 1 ? kBuiltinOp : 0) | (call & 2 ? kCommutative : 0) |
+                                (call & 4 ? kExclusive : 0) | size_class_bits(sc);
           const int id = selector().select(Collective(c), mask);
           ASSERT_GE(id, 0) << collective_name(Collective(c)) << " " << describe_mask(mask);
           EXPECT_EQ(algorithm(id).coll, Collective(c));
@@ -64,6 +64,17 @@ TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
   // allgather: recursive doubling only on powers of two
   EXPECT_STREQ(chosen(Collective::allgather, kPowerOfTwo | size_class_bits(0)), "recursive_doubling");
   EXPECT_STREQ(chosen(Collective::allgather, size_class_bits(0)), "bruck");
+  // the shared-memory algorithms: a communicator with a slot, in a blocking call outside
+  // MPI_THREAD_MULTIPLE; barrier always, bcast and reduce below 2 KiB
+  const uint32_t shm = kShmSlot | kOneNode | kExclusive;
+  EXPECT_STREQ(chosen(Collective::barrier, shm), "shm");
+  EXPECT_STREQ(chosen(Collective::barrier, kShmSlot | kOneNode), "dissemination");
+  EXPECT_STREQ(chosen(Collective::barrier, kOneNode | kExclusive), "dissemination");
+  EXPECT_STREQ(chosen(Collective::bcast, shm | size_class_bits(0)), "shm");
+  EXPECT_STREQ(chosen(Collective::bcast, shm | size_class_bits(1)), "binomial");
+  EXPECT_STREQ(chosen(Collective::reduce, shm | kCommutative | size_class_bits(0)), "shm");
+  EXPECT_STREQ(chosen(Collective::reduce, shm | kCommutative | size_class_bits(1)), "binomial");
+  EXPECT_STREQ(chosen(Collective::allreduce, shm | kCommutative | size_class_bits(0)), "recursive_doubling");
 }
 
 TEST_F(CollRegistry, SizeClasses) {
