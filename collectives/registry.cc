@@ -78,8 +78,8 @@ static_assert(kCount <= kMaxAlgorithms);
 // The built-in lists, in order; each ends with an entry without conditions. Sizes are bytes: the
 // message of bcast, the vector of reduce and allreduce, one rank's block of the others. Measured on
 // the development machine (2 cores, docs/performance.md): the shared-memory algorithms win the
-// barrier, and bcast and reduce below 2 KiB, with 2 ranks and with 4 on the 2 cores; allreduce keeps
-// recursive doubling, which is faster than every rank reducing every other's cell at those sizes.
+// barrier, and bcast and reduce up to 8 KiB (their size class 0), with 2 ranks and with 4 on the 2
+// cores; allreduce keeps recursive doubling, which every rank reducing every other's cell only ties.
 struct DefaultEntry {
   C coll;
   const char *algorithm;
@@ -121,8 +121,10 @@ const DefaultEntry kDefaults[] = {
     {C::alltoallw, "linear", kSmallComm, kSmallComm},
     {C::alltoallw, "pairwise", 0, 0},
 };
-// Classes: 0 below 2 KiB, 1 to 64 KiB, 2 to 512 KiB, 3 above.
+// Classes: 0 below 2 KiB, 1 to 64 KiB, 2 to 512 KiB, 3 above; bcast and reduce, whose shared-memory
+// algorithms win up to 8 KiB here, have class 0 below 16 KiB.
 constexpr SizeTable kDefaultSizes{{2048, 65536, 524288}, 3};
+constexpr SizeTable kShmSizes{{16384, 65536, 524288}, 3};
 
 Selector g_selector;
 SizeTable g_sizes[size_t(C::count_)];
@@ -235,7 +237,7 @@ std::string algorithm_names(Collective c) {
 void load_defaults() {
   for (size_t c = 0; c < size_t(C::count_); ++c) {
     g_selector.clear(C(c));
-    g_sizes[c] = kDefaultSizes;
+    g_sizes[c] = C(c) == C::bcast || C(c) == C::reduce ? kShmSizes : kDefaultSizes;
   }
   std::string why;
   for (const DefaultEntry &d : kDefaults) {

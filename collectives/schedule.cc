@@ -53,6 +53,9 @@ void frame_free(void *p, size_t bytes) noexcept {
 
 namespace {
 constexpr int kMemorySpins = 256;  // about 10 us of pause instructions, then the context's own wait
+// The longest sleep of a step that waits on memory: its writer's Context::coll_notify has no fence, so
+// a wake-up can be missed (rarely); the sleep then ends here.
+constexpr unsigned kMemorySleepUs = 200;
 }  // namespace
 
 Sched::~Sched() {
@@ -148,7 +151,7 @@ int run(Sched &s, Task t) {
   if (!s.start(t)) {
     Context &ctx = context();
     do
-      if (!s.spin_ready()) ctx.wait_until([&s] { return s.ready(); });
+      if (!s.spin_ready()) ctx.wait_until([&s] { return s.ready(); }, s.on_memory() ? kMemorySleepUs : 0);
     while (!s.step(t));
   }
   return t.result();

@@ -201,6 +201,8 @@ class Sched {
   // A step that waits on memory alone: whether its condition comes true within a short spin on it
   // alone, which sees a peer's write sooner than a spin that advances the whole context each time.
   bool spin_ready() const;
+  // Whether the step waits on a condition on memory (until()).
+  bool on_memory() const { return cond_ != nullptr; }
   // Starts a task on this schedule, or resumes it where it waits; true once it has finished.
   bool start(Task &t) {
     resume_ = t.handle();

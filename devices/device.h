@@ -112,8 +112,9 @@ class Device {
   // coll_area(task) is task's area of coll_area_bytes(), mapped in this process, which every process
   // on the node may read and write; nullptr where the device has none or does not reach task. The
   // collectives own its layout. After writing into memory a peer may be waiting on, coll_notify(task)
-  // wakes the peer if it sleeps in wait() (a fence and a load otherwise); the sleeper's `also` sees the
-  // write.
+  // wakes the peer if it sleeps in wait() (a load otherwise, with no fence: a sleeper that announced
+  // itself just as the write was published may be missed, so such waiters sleep with a short timeout);
+  // the sleeper's `also` sees the write.
   virtual void *coll_area(uint32_t) noexcept { return nullptr; }
   virtual size_t coll_area_bytes() const noexcept { return 0; }
   virtual void coll_notify(uint32_t) noexcept {}

@@ -140,7 +140,7 @@ void Context::relax() {
   sched_yield();
 }
 
-void Context::idle(bool (*done)(void *), void *arg) {
+void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
   // With threads, done() would read requests other threads complete under the lock: not passed.
   if (library_lock().enabled) done = nullptr;
   Unlocked unlocked;
@@ -151,7 +151,7 @@ void Context::idle(bool (*done)(void *), void *arg) {
   // Queued sends need no spinning either: a producer that finds a ring full marks it, and the consumer
   // rings this doorbell once it has drained room (the device's pending() also sees the room).
   ++stats().sleeps;
-  shm_->wait(sleep_max_us_, done, arg);
+  shm_->wait(sleep_us && sleep_us < sleep_max_us_ ? sleep_us : sleep_max_us_, done, arg);
 }
 
 }  // namespace pamir

@@ -118,14 +118,14 @@ class Context {
   }
 
   // Advances until done() holds: spins a little, then sleeps on the doorbell, dropping the library
-  // lock while it sleeps.
+  // lock while it sleeps, for up to sleep_us at a time (0: PAMIR_SLEEP_MAX_US).
   template <typename Pred>
-  void wait_until(Pred &&done) {
+  void wait_until(Pred &&done, unsigned sleep_us = 0) {
     for (unsigned i = 0;; ++i) {
       advance();
       if (done()) return;
       if (i >= spin_)
-        idle(&check<Pred>, &done);
+        idle(&check<Pred>, &done, sleep_us);
       else if (yield_)
         relax();
     }
@@ -209,7 +209,7 @@ class Context {
   // Sleeps on the doorbell; `done(arg)` is checked again once the sleep is announced, so work that shows
   // only in memory (the shared-memory collectives) cannot be missed. Only single-threaded: the check
   // then runs without the library lock.
-  void idle(bool (*done)(void *) = nullptr, void *arg = nullptr);
+  void idle(bool (*done)(void *) = nullptr, void *arg = nullptr, unsigned sleep_us = 0);
   template <typename Pred>
   static bool check(void *pred) {
     return (*static_cast<std::remove_reference_t<Pred> *>(pred))();

@@ -37,6 +37,17 @@ struct Doorbell {
     }
   }
 
+  // The same without the fence, for writes whose waiter sleeps with a short timeout (the shared-memory
+  // collectives, which write often and sleep rarely): this load may then miss a sleeper that announced
+  // itself just as the write was published (the store-buffering race the fence closes), which costs
+  // that sleeper its timeout, never the write.
+  void ring_unfenced() noexcept {
+    if (std::atomic_ref<uint32_t>(sleeping).load(std::memory_order_relaxed)) [[unlikely]] {
+      std::atomic_ref<uint32_t>(word).fetch_add(1, std::memory_order_release);
+      syscall(SYS_futex, &word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+    }
+  }
+
   // The owner: sleeps up to timeout_us unless pending() finds work once it has announced itself. Returns
   // whether it entered the kernel. A ring, a signal or the timeout end the sleep; the caller re-polls.
   template <class Pending>

@@ -102,7 +102,9 @@ class ShmDevice final : public Device {
   int remote_access(uint32_t task) noexcept override;
   void *coll_area(uint32_t task) noexcept override;
   size_t coll_area_bytes() const noexcept override { return shm::SegmentLayout::kCollAreaBytes; }
-  void coll_notify(uint32_t task) noexcept override { seg_->block(local_index(task)).doorbell.ring(); }
+  void coll_notify(uint32_t task) noexcept override {
+    seg_->block(local_index(task)).doorbell.ring_unfenced();
+  }
   // Sleeps until a packet arrives, a ring that refused a send frees room, or timeout_us passes (0: returns
   // at once). Spurious returns are possible; the caller polls and decides again.
   void wait(unsigned timeout_us, bool (*also)(void *) = nullptr, void *arg = nullptr) noexcept override;

@@ -65,11 +65,14 @@ TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
   EXPECT_STREQ(chosen(Collective::allgather, kPowerOfTwo | size_class_bits(0)), "recursive_doubling");
   EXPECT_STREQ(chosen(Collective::allgather, size_class_bits(0)), "bruck");
   // the shared-memory algorithms: a communicator with a slot, in a blocking call outside
-  // MPI_THREAD_MULTIPLE; barrier always, bcast and reduce below 2 KiB
+  // MPI_THREAD_MULTIPLE; barrier always, bcast and reduce below 16 KiB
   const uint32_t shm = kShmSlot | kOneNode | kExclusive;
   EXPECT_STREQ(chosen(Collective::barrier, shm), "shm");
   EXPECT_STREQ(chosen(Collective::barrier, kShmSlot | kOneNode), "dissemination");
   EXPECT_STREQ(chosen(Collective::barrier, kOneNode | kExclusive), "dissemination");
+  EXPECT_EQ(size_table(Collective::bcast).size_class(8192), 0u);
+  EXPECT_EQ(size_table(Collective::bcast).size_class(16384), 1u);
+  EXPECT_EQ(size_table(Collective::reduce).size_class(8192), 0u);
   EXPECT_STREQ(chosen(Collective::bcast, shm | size_class_bits(0)), "shm");
   EXPECT_STREQ(chosen(Collective::bcast, shm | size_class_bits(1)), "binomial");
   EXPECT_STREQ(chosen(Collective::reduce, shm | kCommutative | size_class_bits(0)), "shm");
