@@ -314,6 +314,24 @@ inline uint32_t reduction_bits(const Datatype *t, const Op *o, const coll::Reduc
          aligned_bit(in_place ? nullptr : sendbuf, recvbuf);
 }
 
+// Reduce and allreduce, once the arguments are checked: into the receive buffer itself (a.recvbuf), or,
+// where `writes` it and count elements of t have gaps, into a scratch copy whose data goes back at the end.
+int launch_reduction(Comm *c, const char *fn_, Collective k, Datatype *t, const Op *o, int64_t count,
+                     bool writes, coll::Args &a, MPI_Request *request) {
+  const uint64_t bytes = a.count * a.op.extent;
+  if (!writes || !ReduceStage::needed(t, uint64_t(count)))
+    return launch(c, fn_, k, reduction_bits(t, o, a.op, a.in_place, a.sendbuf, a.recvbuf), bytes, a, nullptr,
+                  request, t);
+  Call call;
+  call.red.set(a.recvbuf, t, uint64_t(count));
+  PAMIR_STAGE(c, call.red);
+  if (a.in_place) call.red.in();
+  call.unpack_red = true;
+  a.recvbuf = call.red.ptr();
+  return launch(c, fn_, k, reduction_bits(t, o, a.op, a.in_place, a.sendbuf, a.recvbuf), bytes, a, &call,
+                request, t);
+}
+
 int barrier(const char *fn_, MPI_Comm comm, MPI_Request *request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
@@ -379,18 +397,8 @@ int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, M
   a.op = r;
   a.root = root;
   a.in_place = in_place;
-  // Only the root's receive buffer is written, and only a layout with gaps needs its scratch copy.
-  if (!is_root || !ReduceStage::needed(t, uint64_t(count)))
-    return launch(c, fn_, Collective::reduce, reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
-                  a.count * r.extent, a, nullptr, request, t);
-  Call call;
-  call.red.set(recvbuf, t, uint64_t(count));
-  PAMIR_STAGE(c, call.red);
-  if (in_place) call.red.in();
-  call.unpack_red = true;
-  a.recvbuf = call.red.ptr();
-  return launch(c, fn_, Collective::reduce, reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
-                a.count * r.extent, a, &call, request, t);
+  // Only the root's receive buffer is written.
+  return launch_reduction(c, fn_, Collective::reduce, t, o, count, is_root, a, request);
 }
 
 int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
@@ -415,17 +423,7 @@ int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count
   a.count = elements(o, t, count);
   a.op = r;
   a.in_place = in_place;
-  if (!ReduceStage::needed(t, uint64_t(count)))
-    return launch(c, fn_, Collective::allreduce, reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
-                  a.count * r.extent, a, nullptr, request, t);
-  Call call;
-  call.red.set(recvbuf, t, uint64_t(count));
-  PAMIR_STAGE(c, call.red);
-  if (in_place) call.red.in();
-  call.unpack_red = true;
-  a.recvbuf = call.red.ptr();
-  return launch(c, fn_, Collective::allreduce, reduction_bits(t, o, r, in_place, sendbuf, a.recvbuf),
-                a.count * r.extent, a, &call, request, t);
+  return launch_reduction(c, fn_, Collective::allreduce, t, o, count, true, a, request);
 }
 
 int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
