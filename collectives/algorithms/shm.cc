@@ -6,8 +6,9 @@
 //
 // An owner publishes data in its next cell; readers wait for the publication's id, use the data in
 // place and acknowledge it. Every write another rank may wait on is followed by Context::coll_notify,
-// which wakes it if it sleeps. Messages larger than a cell go in chunks, each its own publication, so
-// the two cells pipeline them.
+// which wakes it if it sleeps (with no fence, so a wake-up may be missed and the waiter's sleep is
+// short: collectives/schedule.cc). Messages larger than a cell go in chunks, each its own publication,
+// so the two cells pipeline them.
 //
 // allreduce: every rank publishes its chunk; each reduces all of them itself, from the highest rank
 // down, so the operation sees them in rank order (non-commutative operations are fine). One round of
