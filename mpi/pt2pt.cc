@@ -1,4 +1,6 @@
 // Point-to-point: sends in every mode, receives, probes, matched probes and the attached buffer.
+#include "mpi/pt2pt.h"
+
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -14,32 +16,6 @@
 namespace pamir::mpi {
 
 namespace {
-
-enum class Mode { standard, sync, ready, buffered };
-
-// The checks every send makes. Returns MPI_SUCCESS or the raised code.
-inline int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int dest,
-                      int tag) {
-  PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
-  PAMIR_CHECK(c, dest == MPI_PROC_NULL || (dest >= 0 && dest < c->size), MPI_ERR_RANK,
-              "destination rank %d is outside the communicator (size %d)", dest, c->size);
-  PAMIR_CHECK(c, tag >= 0 && tag <= kTagUb, MPI_ERR_TAG, "tag %d is outside [0, MPI_TAG_UB=%d]", tag, kTagUb);
-  PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
-              (long long)count);
-  return MPI_SUCCESS;
-}
-
-inline int check_recv(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int source,
-                      int tag) {
-  PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
-  PAMIR_CHECK(c, source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size),
-              MPI_ERR_RANK, "source rank %d is outside the communicator (size %d)", source, c->size);
-  PAMIR_CHECK(c, tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb), MPI_ERR_TAG,
-              "tag %d is neither MPI_ANY_TAG nor in [0, MPI_TAG_UB=%d]", tag, kTagUb);
-  PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
-              (long long)count);
-  return MPI_SUCCESS;
-}
 
 // The request's data; a non-contiguous one holds its type until the request is released, so that
 // MPI_Type_free during the operation leaves the layout in place.
@@ -111,6 +87,63 @@ inline MPI_Request done_request(Comm *c, int source) {
   return reinterpret_cast<MPI_Request>(r);
 }
 
+}  // namespace
+
+int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int dest, int tag) {
+  PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
+  PAMIR_CHECK(c, dest == MPI_PROC_NULL || (dest >= 0 && dest < c->size), MPI_ERR_RANK,
+              "destination rank %d is outside the communicator (size %d)", dest, c->size);
+  PAMIR_CHECK(c, tag >= 0 && tag <= kTagUb, MPI_ERR_TAG, "tag %d is outside [0, MPI_TAG_UB=%d]", tag, kTagUb);
+  PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
+              (long long)count);
+  return MPI_SUCCESS;
+}
+
+int check_recv(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int source, int tag) {
+  PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
+  PAMIR_CHECK(c, source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size),
+              MPI_ERR_RANK, "source rank %d is outside the communicator (size %d)", source, c->size);
+  PAMIR_CHECK(c, tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb), MPI_ERR_TAG,
+              "tag %d is neither MPI_ANY_TAG nor in [0, MPI_TAG_UB=%d]", tag, kTagUb);
+  PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
+              (long long)count);
+  return MPI_SUCCESS;
+}
+
+int send_start(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int dest, int tag,
+               Mode mode, pamir::Request **out) {
+  if (dest == MPI_PROC_NULL) {
+    *out = reinterpret_cast<pamir::Request *>(done_request(c, MPI_PROC_NULL));
+    return MPI_SUCCESS;
+  }
+  if (mode == Mode::buffered) {
+    if (int rc = bsend_start(c, fn_, buf, t, uint64_t(count), dest, tag)) return rc;
+    *out = reinterpret_cast<pamir::Request *>(done_request(c, MPI_ANY_SOURCE));
+    return MPI_SUCCESS;
+  }
+  const Data d = data_of(t, buf, uint64_t(count));
+  Context &ctx = context();
+  if (mode != Mode::sync && !d.layout && !checking_signatures() &&
+      ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), d.base, d.bytes)) {
+    // Out already, and the buffer free again: the send is complete before it returns.
+    *out = request_completed_send();
+    return MPI_SUCCESS;
+  }
+  pamir::Request *r = new_send(c, d, t, uint64_t(count), dest, tag, mode == Mode::sync);
+  ctx.start_send(r);
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+pamir::Request *recv_start(Comm *c, void *buf, int64_t count, Datatype *t, int source, int tag) {
+  if (source == MPI_PROC_NULL) return reinterpret_cast<pamir::Request *>(done_request(c, MPI_PROC_NULL));
+  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, uint64_t(count), source, tag);
+  context().start_recv(r);
+  return r;
+}
+
+namespace {
+
 int send_blocking(const char *fn_, const void *buf, int64_t count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, Mode mode) {
   Comm *c = PAMIR_COMM(comm);
@@ -135,25 +168,8 @@ int send_nonblocking(const char *fn_, const void *buf, int64_t count, MPI_Dataty
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, request, MPI_ERR_REQUEST, "request is NULL");
   if (int rc = check_send(c, fn_, buf, count, t, dest, tag)) return rc;
-  if (dest == MPI_PROC_NULL) {
-    *request = done_request(c, MPI_PROC_NULL);
-    return MPI_SUCCESS;
-  }
-  if (mode == Mode::buffered) {
-    if (int rc = bsend_start(c, fn_, buf, t, uint64_t(count), dest, tag)) return rc;
-    *request = done_request(c, MPI_ANY_SOURCE);
-    return MPI_SUCCESS;
-  }
-  const Data d = data_of(t, buf, uint64_t(count));
-  Context &ctx = context();
-  if (mode != Mode::sync && !d.layout && !checking_signatures() &&
-      ctx.try_send_immediate(c->task_of(dest), match_bits(c->ctx, c->rank, tag), d.base, d.bytes)) {
-    // Out already, and the buffer free again: the send is complete before it returns.
-    *request = reinterpret_cast<MPI_Request>(request_completed_send());
-    return MPI_SUCCESS;
-  }
-  pamir::Request *r = new_send(c, d, t, uint64_t(count), dest, tag, mode == Mode::sync);
-  ctx.start_send(r);
+  pamir::Request *r = nullptr;
+  if (int rc = send_start(c, fn_, buf, count, t, dest, tag, mode, &r)) return rc;
   *request = reinterpret_cast<MPI_Request>(r);
   return MPI_SUCCESS;
 }
@@ -180,13 +196,7 @@ int recv_nonblocking(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, request, MPI_ERR_REQUEST, "request is NULL");
   if (int rc = check_recv(c, fn_, buf, count, t, source, tag)) return rc;
-  if (source == MPI_PROC_NULL) {
-    *request = done_request(c, MPI_PROC_NULL);
-    return MPI_SUCCESS;
-  }
-  pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, uint64_t(count), source, tag);
-  context().start_recv(r);
-  *request = reinterpret_cast<MPI_Request>(r);
+  *request = reinterpret_cast<MPI_Request>(recv_start(c, buf, count, t, source, tag));
   return MPI_SUCCESS;
 }
 

@@ -246,6 +246,14 @@ PAMIR_ALIAS(Buffer_detach_c);
     r_;                                                                                              \
   })
 
+// Completes the request r of handle *h: its status and error. A persistent request stays the user's,
+// inactive; any other is freed and *h becomes MPI_REQUEST_NULL.
+int finish_handle(MPI_Request *h, pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it) {
+  if (r->kind == pamir::ReqKind::persistent) return persistent_finish(r, status, fn, raise_it);
+  *h = MPI_REQUEST_NULL;
+  return request_finish(r, status, fn, raise_it);
+}
+
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
   PAMIR_ENTER("MPI_Wait");
   PAMIR_CHECK(nullptr, request, MPI_ERR_REQUEST, "request is NULL");
@@ -255,8 +263,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
   }
   pamir::Request *r = PAMIR_REQUEST(*request);
   context().wait_until([r] { return r->complete; });
-  *request = MPI_REQUEST_NULL;
-  return request_finish(r, status, fn_, true);
+  return finish_handle(request, r, status, fn_, true);
 }
 PAMIR_ALIAS(Wait);
 
@@ -272,8 +279,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   if (!r->complete) context().advance();
   *flag = r->complete;
   if (!r->complete) return MPI_SUCCESS;
-  *request = MPI_REQUEST_NULL;
-  return request_finish(r, status, fn_, true);
+  return finish_handle(request, r, status, fn_, true);
 }
 PAMIR_ALIAS(Test);
 
@@ -302,11 +308,12 @@ int PMPI_Request_free(MPI_Request *request) {
   PAMIR_CHECK(nullptr, *request != MPI_REQUEST_NULL, MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
   pamir::Request *r = PAMIR_REQUEST(*request);
   *request = MPI_REQUEST_NULL;
-  if (r->complete) {
+  if (r->kind == pamir::ReqKind::persistent)
+    persistent_free(r);
+  else if (r->complete)
     request_free(r);
-  } else {
+  else
     request_detach(r);
-  }
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Request_free);
@@ -319,6 +326,7 @@ int PMPI_Cancel(MPI_Request *request) {
   // Receives that have not matched are cancelled; a send that has started is not (MPI allows that),
   // and MPI_Test_cancelled then reports false.
   if (r->kind == pamir::ReqKind::recv && !r->complete) context().cancel_recv(r);
+  if (r->kind == pamir::ReqKind::persistent) persistent_cancel(r);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Cancel);
@@ -339,8 +347,7 @@ namespace {
 int finish_in_array(MPI_Request *reqs, int i, MPI_Status *statuses, const char *fn) {
   pamir::Request *r = request_of(reqs[i]);
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-  reqs[i] = MPI_REQUEST_NULL;
-  int rc = request_finish(r, st, fn, false);
+  int rc = finish_handle(&reqs[i], r, st, fn, false);
   if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
   return rc;
 }
@@ -426,7 +433,7 @@ static int any(const char *fn_, int count, MPI_Request *reqs, int *index, int *f
     all_null = true;
     for (int i = 0; i < count; ++i) {
       pamir::Request *r = request_of(reqs[i]);
-      if (!r) continue;
+      if (!r || request_inactive(r)) continue;
       all_null = false;
       if (r->complete) {
         found = i;
@@ -449,9 +456,7 @@ static int any(const char *fn_, int count, MPI_Request *reqs, int *index, int *f
   }
   if (flag) *flag = 1;
   *index = found;
-  pamir::Request *r = request_of(reqs[found]);
-  reqs[found] = MPI_REQUEST_NULL;
-  return request_finish(r, status, fn_, true);
+  return finish_handle(&reqs[found], request_of(reqs[found]), status, fn_, true);
 }
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) {
@@ -478,7 +483,7 @@ static int some(const char *fn_, int incount, MPI_Request *reqs, int *outcount, 
     bool any_done = false;
     for (int i = 0; i < incount; ++i) {
       pamir::Request *r = request_of(reqs[i]);
-      if (!r) continue;
+      if (!r || request_inactive(r)) continue;
       all_null = false;
       any_done |= r->complete;
     }
@@ -498,12 +503,11 @@ static int some(const char *fn_, int incount, MPI_Request *reqs, int *outcount, 
   Comm *fc = nullptr;
   for (int i = 0; i < incount; ++i) {
     pamir::Request *r = request_of(reqs[i]);
-    if (!r || !r->complete) continue;
+    if (!r || request_inactive(r) || !r->complete) continue;
     Comm *c = static_cast<Comm *>(r->mpi_comm);
     indices[n] = i;
     MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-    reqs[i] = MPI_REQUEST_NULL;
-    int rc = request_finish(r, st, fn_, false);
+    int rc = finish_handle(&reqs[i], r, st, fn_, false);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
     if (rc != MPI_SUCCESS && failed++ == 0) {
       first = rc;

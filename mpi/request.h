@@ -13,7 +13,8 @@ namespace pamir::mpi {
 
 inline pamir::Request *request_of(MPI_Request h) {
   auto *r = reinterpret_cast<pamir::Request *>(h);
-  return (reinterpret_cast<uintptr_t>(h) >= kPredefinedLimit && r->magic == pamir::kRequestMagic) ? r : nullptr;
+  return (reinterpret_cast<uintptr_t>(h) >= kPredefinedLimit && r->magic == pamir::kRequestMagic) ? r
+                                                                                                  : nullptr;
 }
 
 // The MPI error code of a completed request (MPI_SUCCESS, or a detailed code raised on its
@@ -23,6 +24,17 @@ int request_error(pamir::Request *r, const char *fn, bool raise_it);
 // Fills the status, frees the request and returns its error code (raised on the handler of the
 // request's communicator when `raise_it`).
 int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it);
+
+// Persistent requests (mpi/persistent.cc). finish: the status and error of the last start, then the
+// request is inactive again (it stays the user's). free: MPI_Request_free (a start still running
+// completes on its own). cancel: MPI_Cancel of a running receive.
+int persistent_finish(pamir::Request *h, MPI_Status *status, const char *fn, bool raise_it);
+void persistent_free(pamir::Request *h);
+void persistent_cancel(pamir::Request *h);
+// Whether a request is one the multiple-completion calls treat as null: an inactive persistent one.
+inline bool request_inactive(const pamir::Request *r) {
+  return r->kind == pamir::ReqKind::persistent && !r->active;
+}
 
 // MPI_Request_free on an active request: it is released when it completes.
 void request_detach(pamir::Request *r);
@@ -40,7 +52,8 @@ void message_release(Message *m);
 
 // Buffered sends (MPI_Buffer_attach): copies the message into the attached buffer and sends from
 // there. Returns MPI_SUCCESS or raises.
-int bsend_start(Comm *c, const char *fn, const void *buf, const Datatype *t, uint64_t count, int dest, int tag);
+int bsend_start(Comm *c, const char *fn, const void *buf, const Datatype *t, uint64_t count, int dest,
+                int tag);
 // Returns a request to the pool, dropping the reference its operation held on a derived datatype.
 void request_free(pamir::Request *r);
 // Waits until every buffered send has left the attached buffer.

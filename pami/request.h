@@ -28,7 +28,7 @@ enum class Err : int32_t {
 enum class ReqKind : uint8_t {
   send,         // point-to-point send
   recv,         // point-to-point receive
-  persistent,   // MPI_Send_init/Recv_init family: `active` tells whether a started operation runs
+  persistent,   // MPI_Send_init/Recv_init family: `active` tells whether it has been started
   schedule,     // a nonblocking collective's schedule
   generalized,  // MPI_Grequest_start
   put,          // one-sided put (Context::start_put): completes when the data is in the target's memory
@@ -59,6 +59,7 @@ struct Request : ListNode {
   bool started = false;     // send: the first packet (with the header) has gone out
   bool control = false;     // an internal packet (match ack) queued behind a full device
   bool shared = false;      // the one completed-send request (request_completed_send): never released
+  bool active = false;      // persistent: started, and not yet completed by a Wait or Test
   Status status;
 
   // Matching (receives) and addressing (sends).

@@ -73,6 +73,11 @@ ok_case "pt2pt_basic.no_spin" 0 4 PAMIR_SPIN_COUNT=0 -- pt2pt_basic
 # of a receiver, or of a sender blocked on a full ring, hangs the job into the timeout.
 ok_case "pt2pt_basic.sleep_only" 0 4 PAMIR_SPIN_COUNT=0 PAMIR_SLEEP_MAX_US=60000000 PAMIR_SHM_RING_SIZE=4K -- pt2pt_basic
 ok_case "pt2pt_basic.yield" 0 4 PAMIR_YIELD_WHEN_IDLE=yes -- pt2pt_basic
+# Persistent point-to-point requests: every mode, the inactive state, mixed with ordinary operations.
+if has persistent; then
+  for np in 2 3; do ok_case "persistent.np$np" 0 "$np" -- persistent; done
+  ok_case persistent.eager_only 0 2 PAMIR_SEND_PROTOCOLS=eager -- persistent
+fi
 # pt2pt_order receives in random order with blocking sends on the other side: it relies on standard sends
 # being buffered, which MPI allows an implementation not to do (a rendezvous send waits for its match), so
 # it runs with an eager table; the rendezvous cases below cover ordering of unexpected requests-to-send.

@@ -1,0 +1,290 @@
+/* Persistent point-to-point requests (MPI 4.1 section 3.9) on 2 or more ranks: rank 0 and rank 1 talk,
+ * others only check the local rules.
+ *
+ * - Send_init/Recv_init started 50 times, with the contents changed before every start (the request
+ *   must send the buffer as it is at the start, not as it was at init), small and 1 MiB (rendezvous),
+ *   and a vector type freed right after init (the request keeps it);
+ * - a persistent send matched by MPI_Recv, MPI_Isend matched by a persistent receive, and ordinary
+ *   sends with the same envelope between two starts, received in order;
+ * - every mode: Ssend_init, Rsend_init (the receive is posted before a barrier), Bsend_init with an
+ *   attached buffer;
+ * - the inactive state: Wait and Test return at once with an empty status and leave the handle;
+ *   Waitany and Waitsome treat inactive requests as null (MPI_UNDEFINED); Startall + Waitall;
+ * - MPI_PROC_NULL (status source MPI_PROC_NULL), MPI_Request_free on an active request (the message
+ *   still arrives), cancelling a started receive that nothing matches;
+ * - errors: MPI_Start on an active request and on an ordinary one, a bad destination at init. */
+#include "check.h"
+
+enum { kSmall = 64, kBig = 1 << 18, kIters = 50 }; /* ints: 256 B and 1 MiB */
+
+static int rank, size;
+static MPI_Comm pair; /* ranks 0 and 1 */
+
+static void fill(int *v, int n, int iter) {
+  for (int i = 0; i < n; ++i) v[i] = iter * 1000003 + i;
+}
+static int wrong(const int *v, int n, int iter) {
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad += v[i] != iter * 1000003 + i;
+  return bad;
+}
+static int empty_status(const MPI_Status *st) {
+  int count = -1;
+  MPI_Get_count(st, MPI_INT, &count);
+  return st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && count == 0;
+}
+
+/* Rank 0 sends n ints kIters times through one persistent request, rank 1 receives them through one. */
+static void repeated(int n) {
+  int *buf = calloc((size_t)n, sizeof(int));
+  MPI_Request r;
+  if (rank == 0) MPI_Send_init(buf, n, MPI_INT, 1, 7, MPI_COMM_WORLD, &r);
+  else MPI_Recv_init(buf, n, MPI_INT, 0, 7, MPI_COMM_WORLD, &r);
+  int bad_data = 0, bad_status = 0;
+  for (int it = 0; it < kIters; ++it) {
+    if (rank == 0) fill(buf, n, it);
+    else memset(buf, 0xff, sizeof(int) * (size_t)n);
+    MPI_Status st;
+    MPI_Start(&r);
+    MPI_Wait(&r, &st);
+    if (rank == 1) {
+      int count = -1;
+      MPI_Get_count(&st, MPI_INT, &count);
+      bad_data += wrong(buf, n, it) != 0;
+      bad_status += st.MPI_SOURCE != 0 || st.MPI_TAG != 7 || count != n;
+    }
+  }
+  CHECK(r != MPI_REQUEST_NULL, "the handle stays after Wait (%d ints)", n);
+  CHECK(bad_data == 0 && bad_status == 0, "%d ints: %d iterations with wrong data, %d with a wrong status", n,
+        bad_data, bad_status);
+  MPI_Request_free(&r);
+  CHECK(r == MPI_REQUEST_NULL, "MPI_Request_free sets the handle to null");
+  free(buf);
+}
+
+/* A vector type (every other int) freed right after the init; persistent on both sides. */
+static void derived(void) {
+  enum { kN = 1000 };
+  static int buf[2 * kN];
+  MPI_Datatype vec;
+  MPI_Type_vector(kN, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  MPI_Request r;
+  if (rank == 0) MPI_Send_init(buf, 1, vec, 1, 8, MPI_COMM_WORLD, &r);
+  else MPI_Recv_init(buf, 1, vec, 0, 8, MPI_COMM_WORLD, &r);
+  MPI_Type_free(&vec);
+  int bad = 0;
+  for (int it = 0; it < 5; ++it) {
+    for (int i = 0; i < 2 * kN; ++i) buf[i] = rank == 0 ? it * 7 + i : -1;
+    MPI_Start(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (rank == 1)
+      for (int i = 0; i < 2 * kN; ++i) bad += buf[i] != (i % 2 ? -1 : it * 7 + i); /* gaps untouched */
+  }
+  CHECK(bad == 0, "vector type freed after init: %d wrong ints", bad);
+  MPI_Request_free(&r);
+}
+
+/* Persistent on one side, ordinary on the other, and ordinary traffic with the same envelope between
+ * two starts: MPI's order holds across both kinds. */
+static void mixed(void) {
+  int v = 0, got[4] = {0, 0, 0, 0};
+  MPI_Request r;
+  if (rank == 0) {
+    MPI_Send_init(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, &r);
+    v = 1;
+    MPI_Start(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    int w = 2;
+    MPI_Send(&w, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
+    v = 3;
+    MPI_Start(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    w = 4;
+    MPI_Request s;
+    MPI_Isend(&w, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, &s);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
+    MPI_Request_free(&r);
+  } else {
+    MPI_Recv_init(&v, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, &r);
+    MPI_Recv(&got[0], 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Start(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    got[1] = v;
+    MPI_Recv(&got[2], 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Start(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    got[3] = v;
+    MPI_Request_free(&r);
+    CHECK(got[0] == 1 && got[1] == 2 && got[2] == 3 && got[3] == 4,
+          "persistent and ordinary messages in order: got %d %d %d %d", got[0], got[1], got[2], got[3]);
+  }
+}
+
+static void modes(void) {
+  static char bsend_space[1 << 16];
+  int v = 0, bad = 0;
+  MPI_Request r;
+  /* synchronous: completes once matched; the receiver posts late */
+  if (rank == 0) {
+    MPI_Ssend_init(&v, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, &r);
+    for (int it = 0; it < 3; ++it) {
+      v = 100 + it;
+      MPI_Start(&r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&r);
+  } else {
+    for (int it = 0; it < 3; ++it) {
+      MPI_Recv(&v, 1, MPI_INT, 0, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      bad += v != 100 + it;
+    }
+  }
+  /* ready: the receive is posted before the barrier, the start after it */
+  MPI_Request rr = MPI_REQUEST_NULL;
+  if (rank == 1) MPI_Irecv(&v, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, &rr);
+  if (rank == 0) MPI_Rsend_init(&v, 1, MPI_INT, 1, 11, MPI_COMM_WORLD, &r);
+  MPI_Barrier(pair);
+  if (rank == 0) {
+    v = 200;
+    MPI_Start(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Request_free(&r);
+  } else {
+    MPI_Wait(&rr, MPI_STATUS_IGNORE);
+    bad += v != 200;
+  }
+  /* buffered: the start copies the message out, so the buffer may change at once */
+  if (rank == 0) {
+    MPI_Buffer_attach(bsend_space, sizeof bsend_space);
+    MPI_Bsend_init(&v, 1, MPI_INT, 1, 12, MPI_COMM_WORLD, &r);
+    for (int it = 0; it < 3; ++it) {
+      v = 300 + it;
+      MPI_Start(&r);
+      v = -1;
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&r);
+    void *b;
+    int bsize;
+    MPI_Buffer_detach(&b, &bsize);
+  } else {
+    for (int it = 0; it < 3; ++it) {
+      MPI_Recv(&v, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      bad += v != 300 + it;
+    }
+  }
+  if (rank == 1) CHECK(bad == 0, "modes: %d wrong messages", bad);
+}
+
+/* Inactive requests, Startall, Waitany/Waitsome, MPI_PROC_NULL. */
+static void inactive(void) {
+  int a = 0, b = 0, flag = 0, index = -2, outcount = -2, indices[2];
+  MPI_Request r[2];
+  MPI_Status st, sts[2];
+  const int peer = rank == 0 ? 1 : 0;
+  MPI_Send_init(&a, 1, MPI_INT, peer, 13, MPI_COMM_WORLD, &r[0]);
+  MPI_Recv_init(&b, 1, MPI_INT, peer, 13, MPI_COMM_WORLD, &r[1]);
+  st.MPI_SOURCE = 5;
+  MPI_Wait(&r[0], &st);
+  CHECK(empty_status(&st) && r[0] != MPI_REQUEST_NULL, "Wait on an inactive request: empty status, handle kept");
+  MPI_Test(&r[1], &flag, &st);
+  CHECK(flag && empty_status(&st), "Test on an inactive request: flag %d", flag);
+  MPI_Waitany(2, r, &index, &st);
+  CHECK(index == MPI_UNDEFINED, "Waitany over inactive requests: index %d", index);
+  MPI_Waitsome(2, r, &outcount, indices, sts);
+  CHECK(outcount == MPI_UNDEFINED, "Waitsome over inactive requests: outcount %d", outcount);
+  for (int it = 0; it < 10; ++it) {
+    a = rank * 100 + it;
+    b = -1;
+    MPI_Startall(2, r);
+    MPI_Waitall(2, r, sts);
+    CHECK(b == peer * 100 + it && sts[1].MPI_SOURCE == peer && sts[1].MPI_TAG == 13,
+          "Startall round %d: got %d from %d", it, b, sts[1].MPI_SOURCE);
+  }
+  /* one started, one not: Waitany finds the started one and leaves the other alone */
+  a = 77;
+  MPI_Start(&r[1]);
+  MPI_Send(&a, 1, MPI_INT, peer, 13, MPI_COMM_WORLD);
+  MPI_Waitany(2, r, &index, &st);
+  CHECK(index == 1 && b == 77 && r[0] != MPI_REQUEST_NULL && r[1] != MPI_REQUEST_NULL,
+        "Waitany: index %d, value %d", index, b);
+  MPI_Request_free(&r[0]);
+  MPI_Request_free(&r[1]);
+
+  MPI_Request pn;
+  MPI_Recv_init(&b, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &pn);
+  MPI_Start(&pn);
+  MPI_Wait(&pn, &st);
+  CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "MPI_PROC_NULL: status source %d", st.MPI_SOURCE);
+  MPI_Request_free(&pn);
+}
+
+/* Freed while active: the message still goes; a started receive nothing matches can be cancelled. */
+static void free_and_cancel(void) {
+  enum { kN = 1 << 16 }; /* rendezvous-sized */
+  static int buf[kN];
+  MPI_Request r;
+  if (rank == 0) {
+    fill(buf, kN, 5);
+    MPI_Send_init(buf, kN, MPI_INT, 1, 14, MPI_COMM_WORLD, &r);
+    MPI_Start(&r);
+    MPI_Request_free(&r);
+  } else {
+    MPI_Recv(buf, kN, MPI_INT, 0, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(wrong(buf, kN, 5) == 0, "a send freed while active still delivers its data");
+  }
+  MPI_Barrier(pair); /* rank 0's buffer may change only once the receive has it */
+  int v;
+  MPI_Status st;
+  MPI_Recv_init(&v, 1, MPI_INT, 0, 15, MPI_COMM_WORLD, &r);
+  MPI_Start(&r);
+  MPI_Cancel(&r);
+  MPI_Wait(&r, &st);
+  int cancelled = 0;
+  MPI_Test_cancelled(&st, &cancelled);
+  CHECK(cancelled, "a started receive that nothing matched is cancelled");
+  MPI_Request_free(&r);
+}
+
+static void errors(void) {
+  int v = 0;
+  MPI_Request r, o;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = MPI_Send_init(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD, &r);
+  CHECK(err_class(rc) == MPI_ERR_RANK, "Send_init to rank %d: class %d", size, err_class(rc));
+  MPI_Recv_init(&v, 1, MPI_INT, MPI_ANY_SOURCE, 16, MPI_COMM_WORLD, &r);
+  MPI_Start(&r);
+  rc = MPI_Start(&r);
+  CHECK(err_class(rc) == MPI_ERR_REQUEST, "MPI_Start on an active request: class %d", err_class(rc));
+  MPI_Cancel(&r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  MPI_Request_free(&r);
+  MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 17, MPI_COMM_WORLD, &o);
+  rc = MPI_Start(&o);
+  CHECK(err_class(rc) == MPI_ERR_REQUEST, "MPI_Start on an ordinary request: class %d", err_class(rc));
+  MPI_Cancel(&o);
+  MPI_Wait(&o, MPI_STATUS_IGNORE);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size >= 2) {
+    MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+    if (rank < 2) {
+      repeated(kSmall);
+      repeated(kBig);
+      derived();
+      mixed();
+      modes();
+      inactive();
+      free_and_cancel();
+      MPI_Comm_free(&pair);
+    }
+  }
+  errors();
+  return finish("persistent");
+}
