@@ -94,7 +94,8 @@ struct Request : ListNode {
   void *mpi_comm = nullptr;
   void *mpi_type = nullptr;
   uint64_t mpi_count = 0;
-  void *ext = nullptr;                       // kind-specific extension (schedule, generalized request state)
+  // Kind-specific: a persistent request's arguments, or the handle of a persistent start's operation.
+  void *ext = nullptr;
   void (*on_complete)(Request *) = nullptr;  // called once when `complete` becomes true
 };
 
