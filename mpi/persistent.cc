@@ -10,7 +10,6 @@
 #include "mpi/check.h"
 #include "mpi/pt2pt.h"
 #include "mpi/request.h"
-#include "mpi/status.h"
 #include "pami/context.h"
 #include "pamir_alias.h"
 
@@ -100,18 +99,16 @@ int start(const char *fn_, pamir::Request *h) {
   return MPI_SUCCESS;
 }
 
+// The inactive persistent request of handle h (MPI_Start's argument), or MPI_ERR_REQUEST.
 #define PAMIR_PERSISTENT(h)                                                                                  \
   ({                                                                                                         \
-    pamir::Request *r_ = request_of(h);                                                                      \
-    if (__builtin_expect(!r_, 0))                                                                            \
-      return raise(nullptr, fn_, MPI_ERR_REQUEST, "invalid request handle %p (freed or never made)",         \
-                   static_cast<void *>(h));                                                                  \
-    Comm *c_ = static_cast<Comm *>(r_->mpi_comm);                                                            \
-    PAMIR_CHECK(c_, r_->kind == pamir::ReqKind::persistent, MPI_ERR_REQUEST,                                 \
+    pamir::Request *p_ = PAMIR_REQUEST(h);                                                                   \
+    Comm *c_ = static_cast<Comm *>(p_->mpi_comm);                                                            \
+    PAMIR_CHECK(c_, p_->kind == pamir::ReqKind::persistent, MPI_ERR_REQUEST,                                 \
                 "the request is not a persistent one (MPI_Start takes those of MPI_Send_init and its kin)"); \
-    PAMIR_CHECK(c_, !r_->active, MPI_ERR_REQUEST,                                                            \
+    PAMIR_CHECK(c_, !p_->active, MPI_ERR_REQUEST,                                                            \
                 "the persistent request is active already (wait for it first)");                             \
-    r_;                                                                                                      \
+    p_;                                                                                                      \
   })
 
 }  // namespace
@@ -132,12 +129,7 @@ void persistent_cancel(pamir::Request *h) {
 }
 
 int persistent_finish(pamir::Request *h, MPI_Status *status, const char *fn, bool raise_it) {
-  status_from(status, h->status);
-  int rc = MPI_SUCCESS;
-  if (__builtin_expect(h->status.error != Err::ok, 0)) {
-    rc = request_error(h, fn, false);
-    if (raise_it) rc = request_error(h, fn, true);
-  }
+  const int rc = request_status(h, status, fn, raise_it);
   set_inactive(h);
   return rc;
 }

@@ -101,14 +101,17 @@ int request_error(pamir::Request *r, const char *fn, bool raise_it) {
   }
 }
 
-int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it) {
+int request_status(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it) {
   status_from(status, r->status);
-  int rc = MPI_SUCCESS;
-  if (__builtin_expect(r->status.error != Err::ok, 0)) {
-    // Keep the numbers in the code's text before the request goes back to the pool.
-    rc = request_error(r, fn, false);
-    if (raise_it) rc = request_error(r, fn, true);
-  }
+  if (__builtin_expect(r->status.error == Err::ok, 1)) return MPI_SUCCESS;
+  // The code's text keeps the numbers, whatever becomes of the request afterwards.
+  int rc = request_error(r, fn, false);
+  if (raise_it) rc = request_error(r, fn, true);
+  return rc;
+}
+
+int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it) {
+  const int rc = request_status(r, status, fn, raise_it);
   request_free(r);
   return rc;
 }
@@ -236,15 +239,6 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) {
 PAMIR_ALIAS(Buffer_detach_c);
 
 // --- single completion ---------------------------------------------------------------------------
-
-#define PAMIR_REQUEST(h)                                                                             \
-  ({                                                                                                 \
-    pamir::Request *r_ = request_of(h);                                                              \
-    if (__builtin_expect(!r_, 0))                                                                    \
-      return raise(nullptr, fn_, MPI_ERR_REQUEST, "invalid request handle %p (freed or never made)", \
-                   static_cast<void *>(h));                                                          \
-    r_;                                                                                              \
-  })
 
 // Completes the request r of handle *h: its status and error. A persistent request stays the user's,
 // inactive; any other is freed and *h becomes MPI_REQUEST_NULL.

@@ -21,9 +21,22 @@ inline pamir::Request *request_of(MPI_Request h) {
 // communicator's error handler when `raise_it`).
 int request_error(pamir::Request *r, const char *fn, bool raise_it);
 
-// Fills the status, frees the request and returns its error code (raised on the handler of the
-// request's communicator when `raise_it`).
+// Fills the status and returns the request's error code (raised on the handler of the request's
+// communicator when `raise_it`).
+int request_status(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it);
+// The same, then frees the request.
 int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it);
+
+// The request of handle h, in a function with `fn_` that returns an MPI error code: a handle that is
+// not a live request raises MPI_ERR_REQUEST and returns.
+#define PAMIR_REQUEST(h)                                                                                     \
+  ({                                                                                                         \
+    pamir::Request *r_ = ::pamir::mpi::request_of(h);                                                        \
+    if (__builtin_expect(!r_, 0))                                                                            \
+      return ::pamir::mpi::raise(nullptr, fn_, MPI_ERR_REQUEST,                                              \
+                                 "invalid request handle %p (freed or never made)", static_cast<void *>(h)); \
+    r_;                                                                                                      \
+  })
 
 // Persistent requests (mpi/persistent.cc). finish: the status and error of the last start, then the
 // request is inactive again (it stays the user's). free: MPI_Request_free (a start still running
