@@ -12,6 +12,7 @@
 #include "collectives/registry.h"
 #include "collectives/schedule.h"
 #include "mpi/check.h"
+#include "mpi/info.h"
 #include "mpi/op.h"
 #include "mpi/request.h"
 #include "pami/request.h"
@@ -210,12 +211,42 @@ struct Call {
   std::vector<size_t> counts;                 // reduce_scatter: elements per rank
   std::vector<coll::Block> sblocks, rblocks;  // v-collectives: the parts
   std::vector<char> packed;                   // alltoallv/w in place: the receive buffer's parts, packed
+  // What begin() stages into the algorithm's buffers: done at every start of a persistent collective,
+  // since the user may change the buffers' contents between starts.
+  bool pack_send = false;
+  bool pack_recv = false;
+  bool copy_red = false;
+  bool pack_parts = false;  // alltoallv/w in place: the receive buffer's parts into `packed`
   bool unpack_recv = false;
   bool unpack_red = false;
+  void begin() {
+    if (pack_send) send.in();
+    if (pack_recv) recv.in();
+    if (copy_red) red.in();
+    if (pack_parts) {
+      uint64_t off = 0;
+      for (size_t i = 0; i < rblocks.size(); ++i) {
+        const coll::Block &r = rblocks[i];
+        pack_data(Data{r.base, r.bytes, r.layout, r.elems}, packed.data() + off);
+        sblocks[i] = coll::Block{packed.data() + off, r.bytes, nullptr, 0};
+        off += r.bytes;
+      }
+    }
+  }
   void finish() {
     if (unpack_recv) recv.out();
     if (unpack_red) red.out();
   }
+};
+
+// How a collective binding was called: blocking (no request), nonblocking, or persistent (MPI_X_init:
+// the algorithm is chosen and the staging set up once, and every MPI_Start runs it).
+struct Req {
+  MPI_Request *h;
+  bool persistent = false;
+  Req(MPI_Request *r) : h(r) {}  // NOLINT: a plain request pointer is the nonblocking (or blocking) form
+  Req(MPI_Request *r, bool p) : h(r), persistent(p) {}
+  explicit operator bool() const { return h != nullptr; }
 };
 
 // A nonblocking collective in flight: its staging, the datatypes it holds, and its MPI request.
@@ -246,6 +277,75 @@ struct NbCall final : coll::NbSchedule {
   pamir::Request *req = nullptr;
 };
 
+// A persistent collective (MPI_Bcast_init and its kin): the algorithm chosen at init, the staging, and
+// the datatypes and communicator it holds. Every MPI_Start stages the inputs again, takes the
+// communicator's next sequence number (starts come in the same order on every rank) and runs the
+// algorithm as a nonblocking schedule.
+struct PersistentColl final : PersistentOp {
+  PersistentColl(Comm *c, int id, const coll::Args &a, Call &&call)
+      : c(c), id(id), a(a), call(std::move(call)) {}
+  ~PersistentColl() override {
+    for (Datatype *t : types) datatype_release(t);
+  }
+  int start(const char *fn_, pamir::Request *h) override;
+  bool collective() const override { return true; }
+  void hold(Datatype *t) {
+    if (!t || t->predefined) return;
+    types.push_back(t);
+    ++t->refs;
+  }
+  Comm *c;
+  int id;
+  coll::Args a;  // points into `call`'s staging, which moved here with it
+  Call call;
+  std::vector<Datatype *> types;
+};
+
+// One start of a persistent collective.
+struct PersistentRun final : coll::NbSchedule {
+  PersistentRun(const coll::Team &t, uint64_t seq, PersistentColl *p, pamir::Request *h)
+      : NbSchedule(t, coll::seq_tag(seq), seq), p(p), h(h) {}
+  void done(int result) override {
+    if (!result) p->call.finish();
+    pamir::Request *handle = h;
+    delete this;
+    handle->status = pamir::Status{};
+    handle->status.error = Err(result);
+    request_complete(handle);
+  }
+  PersistentColl *p;
+  pamir::Request *h;
+};
+
+int PersistentColl::start(const char *fn_, pamir::Request *h) {
+  auto *run = new (std::nothrow) PersistentRun(team_of(c), c->coll_seq, this, h);
+  PAMIR_CHECK(c, run, MPI_ERR_NO_MEM, "no memory for the state of a persistent collective's start");
+  ++c->coll_seq;
+  ++coll::g_algorithm_runs[id];
+  call.begin();
+  h->active = true;
+  h->complete = false;
+  run->start(coll::algorithm(id).fn(run->sched, a));
+  return MPI_SUCCESS;
+}
+
+// MPI_X_init, once the algorithm is chosen: the persistent request, inactive.
+int persistent_make(Comm *c, const char *fn_, int id, const coll::Args &a, Call *call, MPI_Request *request,
+                    Datatype *t1, Datatype *t2, Datatype *const *more, int nmore) {
+  PersistentColl *p = nullptr;
+  try {
+    p = new PersistentColl(c, id, a, call ? std::move(*call) : Call{});
+    p->hold(t1);
+    p->hold(t2);
+    for (int i = 0; i < nmore; ++i) p->hold(more[i]);
+  } catch (const std::bad_alloc &) {
+    delete p;
+    return raise(c, fn_, MPI_ERR_NO_MEM, "no memory for a persistent collective");
+  }
+  *request = reinterpret_cast<MPI_Request>(persistent_handle(c, p));
+  return MPI_SUCCESS;
+}
+
 // Refuses a forced algorithm that cannot serve the call.
 [[gnu::cold]] int unsupported(Comm *c, const char *fn_, Collective k, int id, uint32_t mask) {
   const coll::Algorithm &alg = coll::algorithm(id);
@@ -260,7 +360,7 @@ struct NbCall final : coll::NbSchedule {
 // decide the size class; `call` what to finish after the algorithm (null: nothing, the buffers are
 // the user's own); t1, t2 and `more` the datatypes a nonblocking call must keep alive.
 int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t size, const coll::Args &a,
-           Call *call, MPI_Request *request, Datatype *t1 = nullptr, Datatype *t2 = nullptr,
+           Call *call, Req request, Datatype *t1 = nullptr, Datatype *t2 = nullptr,
            Datatype *const *more = nullptr, int nmore = 0) {
   const size_t ki = size_t(k);
   if (!request && !library_lock().enabled) call_bits |= coll::kExclusive;
@@ -277,10 +377,12 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
     }
     choice = Comm::CollChoice{mask, c->coll_forced[ki], int16_t(id)};
   }
+  if (request.persistent) return persistent_make(c, fn_, id, a, call, request.h, t1, t2, more, nmore);
   ++coll::g_algorithm_runs[id];
   const coll::AlgorithmFn algorithm = coll::algorithm(id).fn;
   const uint64_t seq = c->coll_seq++;
   const int32_t tag = coll::seq_tag(seq);
+  if (call) call->begin();
   if (!request) {
     coll::Sched s(team_of(c), tag, seq);
     if (int e = coll::run(s, algorithm(s, a))) return coll_failed(c, fn_, e);
@@ -295,7 +397,7 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
   pamir::Request *r = request_alloc(ReqKind::schedule);
   r->mpi_comm = c;
   nb->req = r;
-  *request = reinterpret_cast<MPI_Request>(r);
+  *request.h = reinterpret_cast<MPI_Request>(r);
   nb->start(algorithm(nb->sched, a));
   return MPI_SUCCESS;
 }
@@ -317,7 +419,7 @@ inline uint32_t reduction_bits(const Datatype *t, const Op *o, const coll::Reduc
 // Reduce and allreduce, once the arguments are checked: into the receive buffer itself (a.recvbuf), or,
 // where `writes` it and count elements of t have gaps, into a scratch copy whose data goes back at the end.
 int launch_reduction(Comm *c, const char *fn_, Collective k, Datatype *t, const Op *o, int64_t count,
-                     bool writes, coll::Args &a, MPI_Request *request) {
+                     bool writes, coll::Args &a, Req request) {
   const uint64_t bytes = a.count * a.op.extent;
   if (!writes || !ReduceStage::needed(t, uint64_t(count)))
     return launch(c, fn_, k, reduction_bits(t, o, a.op, a.in_place, a.sendbuf, a.recvbuf), bytes, a, nullptr,
@@ -325,21 +427,21 @@ int launch_reduction(Comm *c, const char *fn_, Collective k, Datatype *t, const 
   Call call;
   call.red.set(a.recvbuf, t, uint64_t(count));
   PAMIR_STAGE(c, call.red);
-  if (a.in_place) call.red.in();
+  call.copy_red = a.in_place;
   call.unpack_red = true;
   a.recvbuf = call.red.ptr();
   return launch(c, fn_, k, reduction_bits(t, o, a.op, a.in_place, a.sendbuf, a.recvbuf), bytes, a, &call,
                 request, t);
 }
 
-int barrier(const char *fn_, MPI_Comm comm, MPI_Request *request) {
+int barrier(const char *fn_, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   return launch(c, fn_, Collective::barrier, 0, 0, coll::Args{}, nullptr, request);
 }
 
 int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm,
-          MPI_Request *request) {
+          Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
@@ -359,17 +461,15 @@ int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, i
   Call call;
   call.recv.set(buffer, t, uint64_t(count), 1);
   PAMIR_STAGE(c, call.recv);
-  if (c->rank == root)
-    call.recv.in();
-  else
-    call.unpack_recv = true;
+  call.pack_recv = c->rank == root;
+  call.unpack_recv = !call.pack_recv;
   a.recvbuf = call.recv.ptr();
   return launch(c, fn_, Collective::bcast, contiguous | aligned_bit(a.recvbuf, nullptr), a.bytes, a, &call,
                 request, t);
 }
 
 int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
-           MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
+           MPI_Op op, int root, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
@@ -402,7 +502,7 @@ int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, M
 }
 
 int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
-              MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+              MPI_Op op, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
@@ -427,7 +527,7 @@ int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count
 }
 
 int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
-           int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
+           int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
@@ -461,8 +561,8 @@ int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype
   if (is_root) call.recv.set(recvbuf, rt, uint64_t(recvcount), uint64_t(c->size));
   PAMIR_STAGE(c, call.send);
   PAMIR_STAGE(c, call.recv);
-  call.send.in();
-  if (in_place) call.recv.in();
+  call.pack_send = true;
+  call.pack_recv = in_place;
   call.unpack_recv = is_root;
   coll::Args a;
   a.sendbuf = in_place ? MPI_IN_PLACE : call.send.ptr();
@@ -477,7 +577,7 @@ int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype
 }
 
 int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
-            int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
+            int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
@@ -511,7 +611,7 @@ int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
   if (!in_place) call.recv.set(recvbuf, rt, uint64_t(recvcount), 1);
   PAMIR_STAGE(c, call.send);
   PAMIR_STAGE(c, call.recv);
-  if (is_root) call.send.in();
+  call.pack_send = is_root;
   call.unpack_recv = !in_place;
   coll::Args a;
   a.sendbuf = call.send.ptr();
@@ -527,7 +627,7 @@ int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
 
 // Allgather (send_blocks = 1) and alltoall (send_blocks = p): the same checks, and the same staging.
 int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool alltoall, MPI_Request *request) {
+               int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool alltoall, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -552,8 +652,8 @@ int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Data
   call.recv.set(recvbuf, rt, uint64_t(recvcount), p);
   PAMIR_STAGE(c, call.send);
   PAMIR_STAGE(c, call.recv);
-  call.send.in();
-  if (in_place) call.recv.in();
+  call.pack_send = true;
+  call.pack_recv = in_place;
   call.unpack_recv = true;
   coll::Args a;
   a.sendbuf = in_place ? MPI_IN_PLACE : call.send.ptr();
@@ -569,7 +669,7 @@ int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Data
 
 // MPI_Scan (exclusive false) and MPI_Exscan: allreduce's checks; in place everywhere or nowhere.
 int scan(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype, MPI_Op op,
-         MPI_Comm comm, bool exclusive, MPI_Request *request) {
+         MPI_Comm comm, bool exclusive, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
@@ -587,7 +687,7 @@ int scan(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI
   Call call;
   call.red.set(recvbuf, t, uint64_t(count));
   PAMIR_STAGE(c, call.red);
-  if (in_place) call.red.in();
+  call.copy_red = in_place;
   call.unpack_red = !(exclusive && c->rank == 0);  // MPI_Exscan leaves rank 0's recvbuf undefined: untouched
   coll::Args a;
   a.sendbuf = sendbuf;
@@ -605,7 +705,7 @@ int scan(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI
 constexpr int64_t kNotBlock = INT64_MIN;
 template <typename CountT>
 int reduce_scatter(const char *fn_, const void *sendbuf, void *recvbuf, const CountT *counts, int64_t each,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
@@ -642,7 +742,7 @@ int reduce_scatter(const char *fn_, const void *sendbuf, void *recvbuf, const Co
   // rank's block is its own input unchanged.
   call.red.set(recvbuf, t, uint64_t(in_place ? total : mine));
   PAMIR_STAGE(c, call.red);
-  if (in_place) call.red.in();
+  call.copy_red = in_place;
   call.unpack_red = true;
   coll::Args a;
   a.sendbuf = sendbuf;
@@ -704,7 +804,7 @@ int check_types(Comm *c, const char *fn_, const MPI_Datatype *handles, int n, st
 template <typename CountT, typename DisplT>
 int gatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
             const CountT *recvcounts, const DisplT *displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
-            MPI_Request *request) {
+            Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
@@ -738,7 +838,7 @@ int gatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
 template <typename CountT, typename DisplT>
 int scatterv(const char *fn_, const void *sendbuf, const CountT *sendcounts, const DisplT *displs,
              MPI_Datatype sendtype, void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int root,
-             MPI_Comm comm, MPI_Request *request) {
+             MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
@@ -771,7 +871,7 @@ int scatterv(const char *fn_, const void *sendbuf, const CountT *sendcounts, con
 template <typename CountT, typename DisplT>
 int allgatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
                const CountT *recvcounts, const DisplT *displs, MPI_Datatype recvtype, MPI_Comm comm,
-               MPI_Request *request) {
+               Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -804,7 +904,7 @@ template <typename CountT, typename DisplT>
 int alltoallv(const char *fn_, const void *sendbuf, const CountT *sendcounts, const DisplT *sdispls,
               MPI_Datatype sendtype, const MPI_Datatype *sendtypes, void *recvbuf, const CountT *recvcounts,
               const DisplT *rdispls, MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm,
-              bool w, MPI_Request *request) {
+              bool w, Req request) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_INTRA(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -832,13 +932,7 @@ int alltoallv(const char *fn_, const void *sendbuf, const CountT *sendcounts, co
       return raise(c, fn_, MPI_ERR_NO_MEM, "no memory for a copy of the %llu bytes sent in place",
                    (unsigned long long)total);
     }
-    uint64_t off = 0;
-    for (size_t i = 0; i < size_t(p); ++i) {
-      const coll::Block &r = call.rblocks[i];
-      pack_data(Data{r.base, r.bytes, r.layout, r.elems}, call.packed.data() + off);
-      call.sblocks[i] = coll::Block{call.packed.data() + off, r.bytes, nullptr, 0};
-      off += r.bytes;
-    }
+    call.pack_parts = true;
   } else {
     if (w) {
       if (int rc = check_types(c, fn_, sendtypes, p, stypes, "send")) return rc;
@@ -857,6 +951,14 @@ int alltoallv(const char *fn_, const void *sendbuf, const CountT *sendcounts, co
   rtypes.insert(rtypes.end(), stypes.begin(), stypes.end());
   return launch(c, fn_, w ? Collective::alltoallw : Collective::alltoallv, in_place ? coll::kInPlace : 0, 0,
                 a, &call, request, st, rt, rtypes.data(), int(rtypes.size()));
+}
+
+// A persistent collective's info argument: MPI_INFO_NULL or a valid info (no key changes anything yet).
+[[gnu::cold]] int bad_info(const char *fn, MPI_Comm comm, MPI_Info info) {
+  return raise(lookup<Comm>(comm), fn, MPI_ERR_INFO, "invalid info handle %p", static_cast<void *>(info));
+}
+inline int check_info(const char *fn, MPI_Comm comm, MPI_Info info) {
+  return info == MPI_INFO_NULL || info_of(info) ? MPI_SUCCESS : bad_info(fn, comm, info);
 }
 
 // A nonblocking call given no place for its request.
@@ -1397,3 +1499,343 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
                    rdispls, MPI_DATATYPE_NULL, recvtypes, comm, true, request);
 }
 PAMIR_ALIAS(Ialltoallw_c);
+
+// --- persistent collectives (MPI_X_init): MPI_Start runs them ---------------------------------------
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Barrier_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return barrier(fn_, comm, Req{request, true});
+}
+PAMIR_ALIAS(Barrier_init);
+
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request) {
+  PAMIR_ENTER("MPI_Bcast_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return bcast(fn_, buffer, count, datatype, root, comm, Req{request, true});
+}
+PAMIR_ALIAS(Bcast_init);
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Bcast_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return bcast(fn_, buffer, count, datatype, root, comm, Req{request, true});
+}
+PAMIR_ALIAS(Bcast_init_c);
+
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Reduce_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return reduce(fn_, sendbuf, recvbuf, count, datatype, op, root, comm, Req{request, true});
+}
+PAMIR_ALIAS(Reduce_init);
+
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Reduce_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return reduce(fn_, sendbuf, recvbuf, count, datatype, op, root, comm, Req{request, true});
+}
+PAMIR_ALIAS(Reduce_init_c);
+
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Allreduce_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return allreduce(fn_, sendbuf, recvbuf, count, datatype, op, comm, Req{request, true});
+}
+PAMIR_ALIAS(Allreduce_init);
+
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Allreduce_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return allreduce(fn_, sendbuf, recvbuf, count, datatype, op, comm, Req{request, true});
+}
+PAMIR_ALIAS(Allreduce_init_c);
+
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Gather_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return gather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                Req{request, true});
+}
+PAMIR_ALIAS(Gather_init);
+
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+  PAMIR_ENTER("MPI_Gather_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return gather(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                Req{request, true});
+}
+PAMIR_ALIAS(Gather_init_c);
+
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Scatter_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return scatter(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                 Req{request, true});
+}
+PAMIR_ALIAS(Scatter_init);
+
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+  PAMIR_ENTER("MPI_Scatter_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return scatter(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                 Req{request, true});
+}
+PAMIR_ALIAS(Scatter_init_c);
+
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+  PAMIR_ENTER("MPI_Allgather_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false,
+                    Req{request, true});
+}
+PAMIR_ALIAS(Allgather_init);
+
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request) {
+  PAMIR_ENTER("MPI_Allgather_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false,
+                    Req{request, true});
+}
+PAMIR_ALIAS(Allgather_init_c);
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+  PAMIR_ENTER("MPI_Alltoall_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true,
+                    Req{request, true});
+}
+PAMIR_ALIAS(Alltoall_init);
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request) {
+  PAMIR_ENTER("MPI_Alltoall_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return all_to_all(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true,
+                    Req{request, true});
+}
+PAMIR_ALIAS(Alltoall_init_c);
+
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Scan_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, false, Req{request, true});
+}
+PAMIR_ALIAS(Scan_init);
+
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Scan_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, false, Req{request, true});
+}
+PAMIR_ALIAS(Scan_init_c);
+
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Exscan_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, true, Req{request, true});
+}
+PAMIR_ALIAS(Exscan_init);
+
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Exscan_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return scan(fn_, sendbuf, recvbuf, count, datatype, op, comm, true, Req{request, true});
+}
+PAMIR_ALIAS(Exscan_init_c);
+
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Reduce_scatter_block_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return reduce_scatter<int>(fn_, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm,
+                             Req{request, true});
+}
+PAMIR_ALIAS(Reduce_scatter_block_init);
+
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request) {
+  PAMIR_ENTER("MPI_Reduce_scatter_block_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return reduce_scatter<MPI_Count>(fn_, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm,
+                                   Req{request, true});
+}
+PAMIR_ALIAS(Reduce_scatter_block_init_c);
+
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request) {
+  PAMIR_ENTER("MPI_Reduce_scatter_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return reduce_scatter(fn_, sendbuf, recvbuf, recvcounts, kNotBlock, datatype, op, comm, Req{request, true});
+}
+PAMIR_ALIAS(Reduce_scatter_init);
+
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request) {
+  PAMIR_ENTER("MPI_Reduce_scatter_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return reduce_scatter(fn_, sendbuf, recvbuf, recvcounts, kNotBlock, datatype, op, comm, Req{request, true});
+}
+PAMIR_ALIAS(Reduce_scatter_init_c);
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Gatherv_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return gatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                 Req{request, true});
+}
+PAMIR_ALIAS(Gatherv_init);
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                        int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Gatherv_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return gatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                 Req{request, true});
+}
+PAMIR_ALIAS(Gatherv_init_c);
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Scatterv_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return scatterv(fn_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  Req{request, true});
+}
+PAMIR_ALIAS(Scatterv_init);
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                         int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Scatterv_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return scatterv(fn_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  Req{request, true});
+}
+PAMIR_ALIAS(Scatterv_init_c);
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Allgatherv_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return allgatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                    Req{request, true});
+}
+PAMIR_ALIAS(Allgatherv_init);
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Allgatherv_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return allgatherv(fn_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                    Req{request, true});
+}
+PAMIR_ALIAS(Allgatherv_init_c);
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Alltoallv_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, sendtype, nullptr, recvbuf, recvcounts, rdispls,
+                   recvtype, nullptr, comm, false, Req{request, true});
+}
+PAMIR_ALIAS(Alltoallv_init);
+
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request) {
+  PAMIR_ENTER("MPI_Alltoallv_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, sendtype, nullptr, recvbuf, recvcounts, rdispls,
+                   recvtype, nullptr, comm, false, Req{request, true});
+}
+PAMIR_ALIAS(Alltoallv_init_c);
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+  PAMIR_ENTER("MPI_Alltoallw_init");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, recvcounts,
+                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm, true, Req{request, true});
+}
+PAMIR_ALIAS(Alltoallw_init);
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Alltoallw_init_c");
+  if (!request) return null_request(fn_, comm);
+  if (int rc = check_info(fn_, comm, info)) return rc;
+  return alltoallv(fn_, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, recvcounts,
+                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm, true, Req{request, true});
+}
+PAMIR_ALIAS(Alltoallw_init_c);

@@ -17,9 +17,29 @@ namespace pamir::mpi {
 
 namespace {
 
-// What a persistent request starts, every time.
-struct Persistent {
-  Comm *comm;
+// The empty status of an inactive request.
+inline void set_inactive(pamir::Request *h) {
+  h->active = false;
+  h->complete = true;
+  h->status = pamir::Status{};
+  h->status.source = MPI_ANY_SOURCE;
+  h->status.tag = MPI_ANY_TAG;
+}
+
+// A persistent send or receive: what it starts, every time.
+struct Persistent final : PersistentOp {
+  Persistent(Datatype *type, void *buf, int64_t count, int peer, int tag, bool recv, Mode mode)
+      : type(type), buf(buf), count(count), peer(peer), tag(tag), recv(recv), mode(mode) {
+    if (!type->predefined) ++type->refs;  // the user may free it meanwhile
+  }
+  ~Persistent() override { datatype_release(type); }
+  int start(const char *fn_, pamir::Request *h) override;
+  void cancel() override {
+    if (op && recv) context().cancel_recv(op);
+  }
+  void free_active() override {
+    if (op) request_detach(op);
+  }
   Datatype *type;
   void *buf;
   int64_t count;
@@ -30,31 +50,39 @@ struct Persistent {
   pamir::Request *op = nullptr;  // the operation of the current start, until it completes
 };
 
-inline Persistent *persistent_of(pamir::Request *h) {
-  return static_cast<Persistent *>(h->ext);
-}
-
-// The empty status of an inactive request.
-inline void set_inactive(pamir::Request *h) {
-  h->active = false;
-  h->complete = true;
-  h->status = pamir::Status{};
-  h->status.source = MPI_ANY_SOURCE;
-  h->status.tag = MPI_ANY_TAG;
-}
-
 // The started operation is over: its status and capacity go to the handle (what Wait reports and
 // request_error words), and the operation back to the pool.
 void finished(pamir::Request *h, pamir::Request *op) {
   h->status = op->status;
   h->bytes = op->bytes;
-  persistent_of(h)->op = nullptr;
-  h->complete = true;
+  static_cast<Persistent *>(persistent_op(h))->op = nullptr;
   request_free(op);
+  request_complete(h);
 }
 
 void op_done(pamir::Request *op) {
   finished(static_cast<pamir::Request *>(op->ext), op);
+}
+
+int Persistent::start(const char *fn_, pamir::Request *h) {
+  Comm *c = static_cast<Comm *>(h->mpi_comm);
+  pamir::Request *started = nullptr;
+  if (recv) {
+    started = recv_start(c, buf, count, type, peer, tag);
+  } else if (int rc = send_start(c, fn_, buf, count, type, peer, tag, mode, &started)) {
+    return rc;
+  }
+  h->active = true;
+  h->complete = false;
+  if (started->complete) {
+    op = started;
+    finished(h, started);
+    return MPI_SUCCESS;
+  }
+  op = started;
+  started->ext = h;
+  started->on_complete = op_done;
+  return MPI_SUCCESS;
 }
 
 int make(const char *fn_, const void *buf, int64_t count, MPI_Datatype datatype, int peer, int tag,
@@ -65,67 +93,51 @@ int make(const char *fn_, const void *buf, int64_t count, MPI_Datatype datatype,
   if (int rc =
           recv ? check_recv(c, fn_, buf, count, t, peer, tag) : check_send(c, fn_, buf, count, t, peer, tag))
     return rc;
-  auto *p = new (std::nothrow) Persistent{c, t, const_cast<void *>(buf), count, peer, tag, recv, mode};
+  auto *p = new (std::nothrow) Persistent(t, const_cast<void *>(buf), count, peer, tag, recv, mode);
   PAMIR_CHECK(c, p, MPI_ERR_NO_MEM, "no memory for a persistent request");
-  // The request keeps its communicator and datatype, which MPI lets the user free meanwhile.
-  ++c->refs;
-  if (!t->predefined) ++t->refs;
-  pamir::Request *h = request_alloc(pamir::ReqKind::persistent);
-  h->mpi_comm = c;
-  h->ext = p;
-  set_inactive(h);
-  *request = reinterpret_cast<MPI_Request>(h);
-  return MPI_SUCCESS;
-}
-
-// Starts h (a valid, inactive persistent request).
-int start(const char *fn_, pamir::Request *h) {
-  Persistent *p = persistent_of(h);
-  pamir::Request *op = nullptr;
-  if (p->recv) {
-    op = recv_start(p->comm, p->buf, p->count, p->type, p->peer, p->tag);
-  } else if (int rc = send_start(p->comm, fn_, p->buf, p->count, p->type, p->peer, p->tag, p->mode, &op)) {
-    return rc;
-  }
-  h->active = true;
-  h->complete = false;
-  if (op->complete) {
-    finished(h, op);
-    return MPI_SUCCESS;
-  }
-  p->op = op;
-  op->ext = h;
-  op->on_complete = op_done;
+  *request = reinterpret_cast<MPI_Request>(persistent_handle(c, p));
   return MPI_SUCCESS;
 }
 
 // The inactive persistent request of handle h (MPI_Start's argument), or MPI_ERR_REQUEST.
-#define PAMIR_PERSISTENT(h)                                                                                  \
-  ({                                                                                                         \
-    pamir::Request *p_ = PAMIR_REQUEST(h);                                                                   \
-    Comm *c_ = static_cast<Comm *>(p_->mpi_comm);                                                            \
-    PAMIR_CHECK(c_, p_->kind == pamir::ReqKind::persistent, MPI_ERR_REQUEST,                                 \
-                "the request is not a persistent one (MPI_Start takes those of MPI_Send_init and its kin)"); \
-    PAMIR_CHECK(c_, !p_->active, MPI_ERR_REQUEST,                                                            \
-                "the persistent request is active already (wait for it first)");                             \
-    p_;                                                                                                      \
+#define PAMIR_PERSISTENT(h)                                                                     \
+  ({                                                                                            \
+    pamir::Request *p_ = PAMIR_REQUEST(h);                                                      \
+    Comm *c_ = static_cast<Comm *>(p_->mpi_comm);                                               \
+    PAMIR_CHECK(c_, p_->kind == pamir::ReqKind::persistent, MPI_ERR_REQUEST,                    \
+                "the request is not a persistent one (MPI_Start takes those of MPI_Send_init, " \
+                "MPI_Bcast_init and their kin)");                                               \
+    PAMIR_CHECK(c_, !p_->active, MPI_ERR_REQUEST,                                               \
+                "the persistent request is active already (wait for it first)");                \
+    p_;                                                                                         \
   })
 
 }  // namespace
 
-void persistent_free(pamir::Request *h) {
-  Persistent *p = persistent_of(h);
-  // A start still running completes on its own, like any request freed while active.
-  if (p->op) request_detach(p->op);
-  datatype_release(p->type);
-  comm_release(p->comm);
-  delete p;
+pamir::Request *persistent_handle(Comm *c, PersistentOp *op) {
+  ++c->refs;  // the user may free the communicator meanwhile
+  pamir::Request *h = request_alloc(pamir::ReqKind::persistent);
+  h->mpi_comm = c;
+  h->ext = op;
+  set_inactive(h);
+  return h;
+}
+
+int persistent_free(pamir::Request *h, const char *fn_) {
+  PersistentOp *op = persistent_op(h);
+  Comm *c = static_cast<Comm *>(h->mpi_comm);
+  const bool running = h->active && !h->complete;
+  PAMIR_CHECK(c, !running || !op->collective(), MPI_ERR_REQUEST,
+              "a persistent collective request cannot be freed while a start of it runs (wait for it first)");
+  if (running) op->free_active();
+  delete op;
+  comm_release(c);
   request_release(h);
+  return MPI_SUCCESS;
 }
 
 void persistent_cancel(pamir::Request *h) {
-  Persistent *p = persistent_of(h);
-  if (p->op && p->recv) context().cancel_recv(p->op);
+  if (h->active && !h->complete) persistent_op(h)->cancel();
 }
 
 int persistent_finish(pamir::Request *h, MPI_Status *status, const char *fn, bool raise_it) {
@@ -202,7 +214,8 @@ PAMIR_ALIAS(Recv_init_c);
 int PMPI_Start(MPI_Request *request) {
   PAMIR_ENTER("MPI_Start");
   PAMIR_CHECK(nullptr, request, MPI_ERR_REQUEST, "request is NULL");
-  return start(fn_, PAMIR_PERSISTENT(*request));
+  pamir::Request *h = PAMIR_PERSISTENT(*request);
+  return persistent_op(h)->start(fn_, h);
 }
 PAMIR_ALIAS(Start);
 
@@ -212,8 +225,10 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   PAMIR_CHECK(nullptr, array_of_requests || count == 0, MPI_ERR_REQUEST, "array_of_requests is NULL");
   // Every request is checked before any starts, so an error leaves them all inactive.
   for (int i = 0; i < count; ++i) (void)PAMIR_PERSISTENT(array_of_requests[i]);
-  for (int i = 0; i < count; ++i)
-    if (int rc = start(fn_, request_of(array_of_requests[i]))) return rc;
+  for (int i = 0; i < count; ++i) {
+    pamir::Request *h = request_of(array_of_requests[i]);
+    if (int rc = persistent_op(h)->start(fn_, h)) return rc;
+  }
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Startall);

@@ -73,7 +73,8 @@ int request_error(pamir::Request *r, const char *fn, bool raise_it) {
   if (__builtin_expect(s.error == Err::ok, 1)) return MPI_SUCCESS;
   Comm *c = static_cast<Comm *>(r->mpi_comm);
   if (!raise_it) c = nullptr;
-  if (r->kind == ReqKind::schedule) return collective_error(r, fn, raise_it);
+  if (r->kind == ReqKind::schedule || (r->kind == ReqKind::persistent && persistent_op(r)->collective()))
+    return collective_error(r, fn, raise_it);
   switch (s.error) {
     case Err::truncate:
       return raise_it
@@ -302,12 +303,16 @@ int PMPI_Request_free(MPI_Request *request) {
   PAMIR_CHECK(nullptr, *request != MPI_REQUEST_NULL, MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
   pamir::Request *r = PAMIR_REQUEST(*request);
   *request = MPI_REQUEST_NULL;
-  if (r->kind == pamir::ReqKind::persistent)
-    persistent_free(r);
-  else if (r->complete)
+  if (r->kind == pamir::ReqKind::persistent) {
+    if (int rc = persistent_free(r, fn_)) {
+      *request = reinterpret_cast<MPI_Request>(r);  // still the user's
+      return rc;
+    }
+  } else if (r->complete) {
     request_free(r);
-  else
+  } else {
     request_detach(r);
+  }
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Request_free);

@@ -38,11 +38,25 @@ int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool r
     r_;                                                                                                      \
   })
 
-// Persistent requests (mpi/persistent.cc). finish: the status and error of the last start, then the
-// request is inactive again (it stays the user's). free: MPI_Request_free (a start still running
-// completes on its own). cancel: MPI_Cancel of a running receive.
+// What a persistent request starts (its `ext`): point-to-point (mpi/persistent.cc) or a collective
+// (mpi/coll.cc). start() begins the operation and makes h active; its completion completes h.
+struct PersistentOp {
+  virtual ~PersistentOp() = default;
+  virtual int start(const char *fn_, pamir::Request *h) = 0;
+  virtual bool collective() const { return false; }
+  virtual void cancel() {}
+  virtual void free_active() {}  // h is freed while active: the running operation completes alone
+};
+inline PersistentOp *persistent_op(const pamir::Request *h) {
+  return static_cast<PersistentOp *>(h->ext);
+}
+// A new persistent request of c for op, inactive; holds a reference on c.
+pamir::Request *persistent_handle(Comm *c, PersistentOp *op);
+// finish: the status and error of the last start, then the request is inactive again (it stays the
+// user's). free: MPI_Request_free, or MPI_ERR_REQUEST for an active persistent collective. cancel:
+// MPI_Cancel (of a running receive).
 int persistent_finish(pamir::Request *h, MPI_Status *status, const char *fn, bool raise_it);
-void persistent_free(pamir::Request *h);
+int persistent_free(pamir::Request *h, const char *fn);
 void persistent_cancel(pamir::Request *h);
 // Whether a request is one the multiple-completion calls treat as null: an inactive persistent one.
 inline bool request_inactive(const pamir::Request *r) {

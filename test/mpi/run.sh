@@ -110,6 +110,13 @@ if has coll_sweep; then
   for np in $sweep_nps; do ok_case "coll_sweep.np$np" 0 "$np" -- coll_sweep; done
 fi
 
+# Persistent collectives: every algorithm, 200 starts each with changing inputs, staging redone per start.
+if has coll_persistent; then
+  pnps="1 2 3"
+  [ "$quick" = 1 ] && pnps="2"
+  for np in $pnps; do ok_case "coll_persistent.np$np" 0 "$np" -- coll_persistent; done
+fi
+
 # The shared-memory slots: a reader still to come keeps a freed communicator's slot out of use, and
 # freed slots come back.
 # With no spinning every wait on a peer's cell sleeps, and its writer's notification has no fence.
