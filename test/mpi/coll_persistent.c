@@ -5,6 +5,7 @@
  * alltoallv and an in-place allreduce); the refusals (a shared-memory algorithm, which serves blocking
  * calls only; MPI_Request_free while a start runs; a bad info). */
 #include "check.h"
+#include "coll_algorithms.h"
 
 enum { kIters = 200, kN = 5 }; /* starts per algorithm; ints per block */
 
@@ -12,19 +13,6 @@ static int rank, size;
 
 static int val(int r, int i, int it) {
   return (r + 1) * 1009 + i * 31 + it * 7;
-}
-
-static MPI_Comm forced(const char *coll, const char *alg) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  char key[64];
-  snprintf(key, sizeof key, "pamir_coll_%s", coll);
-  MPI_Info_set(info, key, alg);
-  MPI_Comm c;
-  MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
-  MPI_Info_free(&info);
-  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-  return c;
 }
 
 /* Completes start `it`: MPI_Wait on even starts, MPI_Test polling on odd ones. */
@@ -39,7 +27,7 @@ static int run(MPI_Request *r, int it) {
 
 /* The collective `coll` on c: init with buffers s and d (p * kN ints each), one start per iteration. */
 static void one(const char *coll, const char *alg) {
-  MPI_Comm c = forced(coll, alg);
+  MPI_Comm c = forced_comm(coll, alg);
   const int p = size, root = size - 1;
   int *s = malloc(sizeof(int) * (size_t)(p * kN)), *d = malloc(sizeof(int) * (size_t)(p * kN));
   int counts[64], displs[64];
@@ -51,16 +39,26 @@ static void one(const char *coll, const char *alg) {
   }
   MPI_Request q = MPI_REQUEST_NULL;
   int rc = MPI_ERR_OTHER;
-  if (!strcmp(coll, "barrier")) rc = MPI_Barrier_init(c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "bcast")) rc = MPI_Bcast_init(d, kN, MPI_INT, root, c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "reduce")) rc = MPI_Reduce_init(s, d, kN, MPI_INT, MPI_SUM, root, c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "allreduce")) rc = MPI_Allreduce_init(s, d, kN, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "gather")) rc = MPI_Gather_init(s, kN, MPI_INT, d, kN, MPI_INT, root, c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "scatter")) rc = MPI_Scatter_init(s, kN, MPI_INT, d, kN, MPI_INT, root, c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "allgather")) rc = MPI_Allgather_init(s, kN, MPI_INT, d, kN, MPI_INT, c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "alltoall")) rc = MPI_Alltoall_init(s, kN, MPI_INT, d, kN, MPI_INT, c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "scan")) rc = MPI_Scan_init(s, d, kN, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
-  else if (!strcmp(coll, "exscan")) rc = MPI_Exscan_init(s, d, kN, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
+  if (!strcmp(coll, "barrier"))
+    rc = MPI_Barrier_init(c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "bcast"))
+    rc = MPI_Bcast_init(d, kN, MPI_INT, root, c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "reduce"))
+    rc = MPI_Reduce_init(s, d, kN, MPI_INT, MPI_SUM, root, c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "allreduce"))
+    rc = MPI_Allreduce_init(s, d, kN, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "gather"))
+    rc = MPI_Gather_init(s, kN, MPI_INT, d, kN, MPI_INT, root, c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "scatter"))
+    rc = MPI_Scatter_init(s, kN, MPI_INT, d, kN, MPI_INT, root, c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "allgather"))
+    rc = MPI_Allgather_init(s, kN, MPI_INT, d, kN, MPI_INT, c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "alltoall"))
+    rc = MPI_Alltoall_init(s, kN, MPI_INT, d, kN, MPI_INT, c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "scan"))
+    rc = MPI_Scan_init(s, d, kN, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
+  else if (!strcmp(coll, "exscan"))
+    rc = MPI_Exscan_init(s, d, kN, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
   else if (!strcmp(coll, "reduce_scatter_block"))
     rc = MPI_Reduce_scatter_block_init(s, d, kN, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
   else if (!strcmp(coll, "reduce_scatter"))
@@ -79,7 +77,8 @@ static void one(const char *coll, const char *alg) {
     rc = MPI_Alltoallw_init(s, counts, bd, types, d, counts, bd, types, c, MPI_INFO_NULL, &q);
   }
   if (!strcmp(alg, "shm")) { /* blocking calls only */
-    CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s_init forced to shm: class %d", coll, err_class(rc));
+    CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s_init forced to shm: class %d", coll,
+          err_class(rc));
     free(s);
     free(d);
     MPI_Comm_free(&c);
@@ -103,7 +102,8 @@ static void one(const char *coll, const char *alg) {
     for (int i = 0; i < p * kN; ++i) {
       int want = -1, sum = 0;
       const int blk = i / kN, j = i % kN; /* block (rank) and index within it */
-      if (!strcmp(coll, "bcast")) want = i < kN ? val(root, i, it) : -1;
+      if (!strcmp(coll, "bcast"))
+        want = i < kN ? val(root, i, it) : -1;
       else if (!strcmp(coll, "reduce") || !strcmp(coll, "allreduce")) {
         for (int r = 0; r < p; ++r) sum += val(r, i, it);
         want = i < kN && (rank == root || !strcmp(coll, "allreduce")) ? sum : -1;
@@ -111,8 +111,10 @@ static void one(const char *coll, const char *alg) {
         want = rank == root ? val(blk, j, it) : -1;
       else if (!strcmp(coll, "scatter") || !strcmp(coll, "scatterv"))
         want = i < kN ? val(root, rank * kN + i, it) : -1;
-      else if (!strcmp(coll, "allgather") || !strcmp(coll, "allgatherv")) want = val(blk, j, it);
-      else if (!strncmp(coll, "alltoall", 8)) want = val(blk, rank * kN + j, it);
+      else if (!strcmp(coll, "allgather") || !strcmp(coll, "allgatherv"))
+        want = val(blk, j, it);
+      else if (!strncmp(coll, "alltoall", 8))
+        want = val(blk, rank * kN + j, it);
       else if (!strcmp(coll, "scan") || !strcmp(coll, "exscan")) {
         const int last = !strcmp(coll, "scan") ? rank : rank - 1;
         for (int r = 0; r <= last; ++r) sum += val(r, i, it);
@@ -129,8 +131,8 @@ static void one(const char *coll, const char *alg) {
     int one = 1, all = 0;
     if (MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, c) != MPI_SUCCESS || all != p) ++bad_rc;
   }
-  CHECK(bad == 0 && bad_rc == 0, "%s %s: %d wrong ints, %d failed calls over %d starts", coll, alg, bad, bad_rc,
-        kIters);
+  CHECK(bad == 0 && bad_rc == 0, "%s %s: %d wrong ints, %d failed calls over %d starts", coll, alg, bad,
+        bad_rc, kIters);
   MPI_Request_free(&q);
   CHECK(q == MPI_REQUEST_NULL, "%s %s: freed", coll, alg);
   free(s);
@@ -207,50 +209,11 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  static const struct {
-    const char *coll, *alg;
-  } kCases[] = {{"barrier", "dissemination"},
-                {"barrier", "tree"},
-                {"barrier", "shm"},
-                {"bcast", "binomial"},
-                {"bcast", "scatter_allgather"},
-                {"bcast", "chain"},
-                {"bcast", "shm"},
-                {"reduce", "binomial"},
-                {"reduce", "linear"},
-                {"allreduce", "recursive_doubling"},
-                {"allreduce", "ring"},
-                {"allreduce", "reduce_bcast"},
-                {"gather", "binomial"},
-                {"gather", "linear"},
-                {"scatter", "binomial"},
-                {"scatter", "linear"},
-                {"allgather", "ring"},
-                {"allgather", "recursive_doubling"},
-                {"allgather", "bruck"},
-                {"alltoall", "pairwise"},
-                {"alltoall", "linear"},
-                {"scan", "recursive_doubling"},
-                {"scan", "linear"},
-                {"exscan", "recursive_doubling"},
-                {"exscan", "linear"},
-                {"reduce_scatter_block", "reduce_scatterv"},
-                {"reduce_scatter_block", "ring"},
-                {"reduce_scatter", "reduce_scatterv"},
-                {"reduce_scatter", "ring"},
-                {"gatherv", "linear"},
-                {"scatterv", "linear"},
-                {"allgatherv", "ring"},
-                {"allgatherv", "linear"},
-                {"alltoallv", "pairwise"},
-                {"alltoallv", "linear"},
-                {"alltoallw", "pairwise"},
-                {"alltoallw", "linear"}};
-  for (size_t k = 0; k < sizeof kCases / sizeof kCases[0]; ++k) {
+  for (int k = 0; k < N_COLL_ALGORITHMS; ++k) {
+    const char *coll = kCollAlgorithms[k].coll, *alg = kCollAlgorithms[k].alg;
     /* recursive-doubling allgather needs a power of two */
-    if (!strcmp(kCases[k].alg, "recursive_doubling") && !strcmp(kCases[k].coll, "allgather") && (size & (size - 1)))
-      continue;
-    one(kCases[k].coll, kCases[k].alg);
+    if (!strcmp(alg, "recursive_doubling") && !strcmp(coll, "allgather") && (size & (size - 1))) continue;
+    one(coll, alg);
   }
   if (size <= 64) staging();
   refusals();

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "coll_algorithms.h"
 
 static int rank, size;
 
@@ -57,20 +58,6 @@ static MPI_Datatype vec_int; /* 2 ints with a 1-int gap between: extent 3 ints *
 /* The value rank r contributes at element i of case `seed`. */
 static int val(int r, long i, int seed) {
   return (int)((r + 1) * 1000003L + i * 7919L + seed * 104729L) % 100000;
-}
-
-/* Comm with the collective's algorithm forced, errors returned. */
-static MPI_Comm forced(const char *coll, const char *alg) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  char key[64];
-  snprintf(key, sizeof key, "pamir_coll_%s", coll);
-  MPI_Info_set(info, key, alg);
-  MPI_Comm c;
-  MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
-  MPI_Info_free(&info);
-  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-  return c;
 }
 
 static int is_pow2(int n) {
@@ -121,7 +108,7 @@ static int gaps_ok(const int *b, long n, int derived) {
 static volatile long *arrivals; /* a counter every rank's process maps */
 
 static void test_barrier(const char *alg, int nb) {
-  MPI_Comm c = forced("barrier", alg);
+  MPI_Comm c = forced_comm("barrier", alg);
   int bad = 0;
   for (int k = 0; k < 30; ++k) {
     /* Arrive in a different order each round, then check that no rank leaves before all arrived. */
@@ -150,7 +137,7 @@ static void test_barrier(const char *alg, int nb) {
 }
 
 static void test_bcast(const char *alg, int nb) {
-  MPI_Comm c = forced("bcast", alg);
+  MPI_Comm c = forced_comm("bcast", alg);
   int k = 0;
   for (int ci = 0; ci < NCOUNTS; ++ci)
     for (int derived = 0; derived < 2; ++derived)
@@ -304,7 +291,7 @@ static void *alloc_op(long n, int o) {
 }
 
 static void test_reduce(const char *coll, const char *alg, int nb, int all) {
-  MPI_Comm c = forced(coll, alg);
+  MPI_Comm c = forced_comm(coll, alg);
   const int needs_commutative = all && !strcmp(alg, "ring");
   int k = 0;
   for (int ci = 0; ci < NCOUNTS; ++ci)
@@ -355,7 +342,7 @@ static void test_reduce(const char *coll, const char *alg, int nb, int all) {
  * was, which MPI allows). */
 static void test_scan(const char *alg, int nb, int exclusive) {
   const char *coll = exclusive ? "exscan" : "scan";
-  MPI_Comm c = forced(coll, alg);
+  MPI_Comm c = forced_comm(coll, alg);
   int k = 0;
   for (int ci = 0; ci < NCOUNTS; ++ci)
     for (int o = 0; o < NOPS; ++o)
@@ -397,7 +384,7 @@ static void test_scan(const char *alg, int nb, int exclusive) {
  * MPI_Reduce_scatter_block (n each). */
 static void test_reduce_scatter(const char *alg, int nb, int block) {
   const char *coll = block ? "reduce_scatter_block" : "reduce_scatter";
-  MPI_Comm c = forced(coll, alg);
+  MPI_Comm c = forced_comm(coll, alg);
   const int needs_commutative = !strcmp(alg, "ring");
   int *counts = malloc(sizeof(int) * (size_t)size);
   int k = 0;
@@ -478,7 +465,7 @@ static long part_bad(const int *b, int derived, int displ, long m, int from, int
 }
 
 static void test_vector(const char *coll, const char *alg, int nb) {
-  MPI_Comm c = forced(coll, alg);
+  MPI_Comm c = forced_comm(coll, alg);
   const int gv = !strcmp(coll, "gatherv"), sv = !strcmp(coll, "scatterv"), agv = !strcmp(coll, "allgatherv"),
             w = !strcmp(coll, "alltoallw");
   long *m = malloc(sizeof(long) * (size_t)size);
@@ -619,7 +606,7 @@ static void test_vector(const char *coll, const char *alg, int nb) {
 
 /* gather (dir 0) and scatter (dir 1): rank r's block is val(r, i). */
 static void test_rooted(const char *coll, const char *alg, int nb, int scatter) {
-  MPI_Comm c = forced(coll, alg);
+  MPI_Comm c = forced_comm(coll, alg);
   int k = 0;
   for (int ci = 0; ci < NCOUNTS; ++ci)
     for (int derived = 0; derived < 2; ++derived)
@@ -676,7 +663,7 @@ static void test_rooted(const char *coll, const char *alg, int nb, int scatter) 
 /* allgather and alltoall: block (from r, to d) holds val(r, i + d * n) for alltoall, val(r, i) for
  * allgather. */
 static void test_all(const char *coll, const char *alg, int nb, int alltoall) {
-  MPI_Comm c = forced(coll, alg);
+  MPI_Comm c = forced_comm(coll, alg);
   const int refuse = !strcmp(alg, "recursive_doubling") && !is_pow2(size);
   int k = 0;
   for (int ci = 0; ci < NCOUNTS; ++ci)

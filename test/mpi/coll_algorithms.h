@@ -1,0 +1,67 @@
+/* The collective tests' shared pieces: every algorithm of every collective, as pamir_info lists them,
+ * and a communicator with one of them forced. */
+#ifndef PAMIR_TEST_COLL_ALGORITHMS_H
+#define PAMIR_TEST_COLL_ALGORITHMS_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+static const struct {
+  const char *coll, *alg;
+} kCollAlgorithms[] = {{"barrier", "dissemination"},
+                       {"barrier", "tree"},
+                       {"barrier", "shm"},
+                       {"bcast", "binomial"},
+                       {"bcast", "scatter_allgather"},
+                       {"bcast", "chain"},
+                       {"bcast", "shm"},
+                       {"reduce", "binomial"},
+                       {"reduce", "linear"},
+                       {"reduce", "shm"},
+                       {"allreduce", "recursive_doubling"},
+                       {"allreduce", "ring"},
+                       {"allreduce", "reduce_bcast"},
+                       {"allreduce", "shm"},
+                       {"gather", "binomial"},
+                       {"gather", "linear"},
+                       {"scatter", "binomial"},
+                       {"scatter", "linear"},
+                       {"allgather", "ring"},
+                       {"allgather", "recursive_doubling"},
+                       {"allgather", "bruck"},
+                       {"alltoall", "pairwise"},
+                       {"alltoall", "linear"},
+                       {"scan", "recursive_doubling"},
+                       {"scan", "linear"},
+                       {"exscan", "recursive_doubling"},
+                       {"exscan", "linear"},
+                       {"reduce_scatter_block", "reduce_scatterv"},
+                       {"reduce_scatter_block", "ring"},
+                       {"reduce_scatter", "reduce_scatterv"},
+                       {"reduce_scatter", "ring"},
+                       {"gatherv", "linear"},
+                       {"scatterv", "linear"},
+                       {"allgatherv", "ring"},
+                       {"allgatherv", "linear"},
+                       {"alltoallv", "pairwise"},
+                       {"alltoallv", "linear"},
+                       {"alltoallw", "pairwise"},
+                       {"alltoallw", "linear"}};
+#define N_COLL_ALGORITHMS ((int)(sizeof kCollAlgorithms / sizeof kCollAlgorithms[0]))
+
+/* A duplicate of MPI_COMM_WORLD whose collective `coll` runs algorithm `alg` (the info key
+ * pamir_coll_<coll>), with errors returned. */
+static inline MPI_Comm forced_comm(const char *coll, const char *alg) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  char key[64];
+  snprintf(key, sizeof key, "pamir_coll_%s", coll);
+  MPI_Info_set(info, key, alg);
+  MPI_Comm c;
+  MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  return c;
+}
+
+#endif
