@@ -10,47 +10,7 @@
 
 #include "check.h"
 #include "coll_algorithms.h"
-
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-extern void __libc_free(void *);
-
-static volatile int counting;
-static volatile long allocations;
-
-static void note(void) {
-  if (counting) ++allocations;
-}
-void *malloc(size_t n) {
-  note();
-  return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b) {
-  note();
-  return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n) {
-  note();
-  return __libc_realloc(p, n);
-}
-void free(void *p) {
-  __libc_free(p);
-}
-void *aligned_alloc(size_t al, size_t n) {
-  note();
-  return __libc_memalign(al, n);
-}
-void *memalign(size_t al, size_t n) {
-  note();
-  return __libc_memalign(al, n);
-}
-int posix_memalign(void **out, size_t al, size_t n) {
-  note();
-  *out = __libc_memalign(al, n);
-  return *out ? 0 : 12;
-}
+#include "count_allocs.h"
 
 static int rank, size;
 
