@@ -281,14 +281,14 @@ struct NbCall final : coll::NbSchedule {
 // the datatypes and communicator it holds. Every MPI_Start stages the inputs again, takes the
 // communicator's next sequence number (starts come in the same order on every rank) and runs the
 // algorithm as a nonblocking schedule.
+struct PersistentRun;
 struct PersistentColl final : PersistentOp {
   PersistentColl(Comm *c, int id, const coll::Args &a, Call &&call)
-      : c(c), id(id), a(a), call(std::move(call)) {}
+      : PersistentOp(true), c(c), id(id), a(a), call(std::move(call)) {}
   ~PersistentColl() override {
     for (Datatype *t : types) datatype_release(t);
   }
   int start(const char *fn_, pamir::Request *h) override;
-  bool collective() const override { return true; }
   void hold(Datatype *t) {
     if (!t || t->predefined) return;
     types.push_back(t);
@@ -299,16 +299,18 @@ struct PersistentColl final : PersistentOp {
   coll::Args a;  // points into `call`'s staging, which moved here with it
   Call call;
   std::vector<Datatype *> types;
+  // The state of the running start, built in place: one start runs at a time, so no start allocates.
+  alignas(coll::NbSchedule) unsigned char run[512];
 };
 
-// One start of a persistent collective.
+// One start of a persistent collective, in its PersistentColl's `run`.
 struct PersistentRun final : coll::NbSchedule {
   PersistentRun(const coll::Team &t, uint64_t seq, PersistentColl *p, pamir::Request *h)
       : NbSchedule(t, coll::seq_tag(seq), seq), p(p), h(h) {}
   void done(int result) override {
     if (!result) p->call.finish();
     pamir::Request *handle = h;
-    delete this;
+    this->~PersistentRun();
     handle->status = pamir::Status{};
     handle->status.error = Err(result);
     request_complete(handle);
@@ -316,16 +318,16 @@ struct PersistentRun final : coll::NbSchedule {
   PersistentColl *p;
   pamir::Request *h;
 };
+static_assert(sizeof(PersistentRun) <= sizeof PersistentColl::run &&
+              alignof(PersistentRun) <= alignof(coll::NbSchedule));
 
-int PersistentColl::start(const char *fn_, pamir::Request *h) {
-  auto *run = new (std::nothrow) PersistentRun(team_of(c), c->coll_seq, this, h);
-  PAMIR_CHECK(c, run, MPI_ERR_NO_MEM, "no memory for the state of a persistent collective's start");
-  ++c->coll_seq;
+int PersistentColl::start(const char *, pamir::Request *h) {
+  auto *r = new (run) PersistentRun(team_of(c), c->coll_seq++, this, h);
   ++coll::g_algorithm_runs[id];
   call.begin();
   h->active = true;
   h->complete = false;
-  run->start(coll::algorithm(id).fn(run->sched, a));
+  r->start(coll::algorithm(id).fn(r->sched, a));
   return MPI_SUCCESS;
 }
 

@@ -29,7 +29,14 @@ inline void set_inactive(pamir::Request *h) {
 // A persistent send or receive: what it starts, every time.
 struct Persistent final : PersistentOp {
   Persistent(Datatype *type, void *buf, int64_t count, int peer, int tag, bool recv, Mode mode)
-      : type(type), buf(buf), count(count), peer(peer), tag(tag), recv(recv), mode(mode) {
+      : PersistentOp(false),
+        type(type),
+        buf(buf),
+        count(count),
+        peer(peer),
+        tag(tag),
+        recv(recv),
+        mode(mode) {
     if (!type->predefined) ++type->refs;  // the user may free it meanwhile
   }
   ~Persistent() override { datatype_release(type); }
@@ -74,12 +81,11 @@ int Persistent::start(const char *fn_, pamir::Request *h) {
   }
   h->active = true;
   h->complete = false;
+  op = started;
   if (started->complete) {
-    op = started;
     finished(h, started);
     return MPI_SUCCESS;
   }
-  op = started;
   started->ext = h;
   started->on_complete = op_done;
   return MPI_SUCCESS;
@@ -112,6 +118,12 @@ int make(const char *fn_, const void *buf, int64_t count, MPI_Datatype datatype,
     p_;                                                                                         \
   })
 
+// Starts h: a point-to-point one directly (Persistent is final), a collective one through its op.
+inline int start(const char *fn_, pamir::Request *h) {
+  PersistentOp *op = persistent_op(h);
+  return op->collective ? op->start(fn_, h) : static_cast<Persistent *>(op)->start(fn_, h);
+}
+
 }  // namespace
 
 pamir::Request *persistent_handle(Comm *c, PersistentOp *op) {
@@ -127,7 +139,7 @@ int persistent_free(pamir::Request *h, const char *fn_) {
   PersistentOp *op = persistent_op(h);
   Comm *c = static_cast<Comm *>(h->mpi_comm);
   const bool running = h->active && !h->complete;
-  PAMIR_CHECK(c, !running || !op->collective(), MPI_ERR_REQUEST,
+  PAMIR_CHECK(c, !running || !op->collective, MPI_ERR_REQUEST,
               "a persistent collective request cannot be freed while a start of it runs (wait for it first)");
   if (running) op->free_active();
   delete op;
@@ -214,8 +226,7 @@ PAMIR_ALIAS(Recv_init_c);
 int PMPI_Start(MPI_Request *request) {
   PAMIR_ENTER("MPI_Start");
   PAMIR_CHECK(nullptr, request, MPI_ERR_REQUEST, "request is NULL");
-  pamir::Request *h = PAMIR_PERSISTENT(*request);
-  return persistent_op(h)->start(fn_, h);
+  return start(fn_, PAMIR_PERSISTENT(*request));
 }
 PAMIR_ALIAS(Start);
 
@@ -225,10 +236,8 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   PAMIR_CHECK(nullptr, array_of_requests || count == 0, MPI_ERR_REQUEST, "array_of_requests is NULL");
   // Every request is checked before any starts, so an error leaves them all inactive.
   for (int i = 0; i < count; ++i) (void)PAMIR_PERSISTENT(array_of_requests[i]);
-  for (int i = 0; i < count; ++i) {
-    pamir::Request *h = request_of(array_of_requests[i]);
-    if (int rc = persistent_op(h)->start(fn_, h)) return rc;
-  }
+  for (int i = 0; i < count; ++i)
+    if (int rc = start(fn_, request_of(array_of_requests[i]))) return rc;
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Startall);

@@ -73,7 +73,7 @@ int request_error(pamir::Request *r, const char *fn, bool raise_it) {
   if (__builtin_expect(s.error == Err::ok, 1)) return MPI_SUCCESS;
   Comm *c = static_cast<Comm *>(r->mpi_comm);
   if (!raise_it) c = nullptr;
-  if (r->kind == ReqKind::schedule || (r->kind == ReqKind::persistent && persistent_op(r)->collective()))
+  if (r->kind == ReqKind::schedule || (r->kind == ReqKind::persistent && persistent_op(r)->collective))
     return collective_error(r, fn, raise_it);
   switch (s.error) {
     case Err::truncate:

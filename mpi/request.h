@@ -41,9 +41,12 @@ int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool r
 // What a persistent request starts (its `ext`): point-to-point (mpi/persistent.cc) or a collective
 // (mpi/coll.cc). start() begins the operation and makes h active; its completion completes h.
 struct PersistentOp {
+  explicit PersistentOp(bool collective) : collective(collective) {}
   virtual ~PersistentOp() = default;
+  // Point-to-point starts are dispatched without this indirect call (mpi/persistent.cc), so that a start
+  // reaches the device through one indirect call only, as an MPI_Isend does.
   virtual int start(const char *fn_, pamir::Request *h) = 0;
-  virtual bool collective() const { return false; }
+  const bool collective;
   virtual void cancel() {}
   virtual void free_active() {}  // h is freed while active: the running operation completes alone
 };

@@ -5,7 +5,8 @@
  * of 100 more calls of each. The pools of requests and unexpected messages still grow when a new
  * high-water mark of messages in flight is reached, which timing decides (a receive posted after its
  * message arrived), so a few allocations are allowed: one per call would be 100. A barrier after each
- * call keeps the number in flight bounded. */
+ * call keeps the number in flight bounded. The same for 100 starts of persistent requests (an allreduce,
+ * and a send and a receive between ranks 0 and 1). */
 #include <stdint.h>
 
 #include "check.h"
@@ -60,6 +61,29 @@ int main(int argc, char **argv) {
           mine);
     MPI_Comm_free(&c);
   }
+  /* Persistent requests: a start allocates nothing either (the state of a collective's start lives in
+   * its request; a point-to-point start uses the pooled requests of MPI_Isend/MPI_Irecv). */
+  MPI_Request q[3];
+  int nq = 0;
+  MPI_Allreduce_init(in, out, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q[nq++]);
+  if (size >= 2 && rank < 2) {
+    MPI_Recv_init(out + kCount, kCount, MPI_INT, 1 - rank, 5, MPI_COMM_WORLD, &q[nq++]);
+    MPI_Send_init(in, kCount, MPI_INT, 1 - rank, 5, MPI_COMM_WORLD, &q[nq++]);
+  }
+  for (int k = 0; k < 120; ++k) {
+    if (k == 20) {
+      allocations = 0;
+      counting = 1;
+    }
+    MPI_Startall(nq, q);
+    MPI_Waitall(nq, q, MPI_STATUSES_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  counting = 0;
+  const long mine = allocations;
+  CHECK(mine<10, "persistent allreduce%s: %ld heap allocations in 100 starts", nq> 1 ? " and send/recv" : "",
+        mine);
+  for (int i = 0; i < nq; ++i) MPI_Request_free(&q[i]);
   free(in);
   free(out);
   return finish("coll_noalloc");
