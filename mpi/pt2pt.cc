@@ -87,9 +87,9 @@ inline MPI_Request done_request(Comm *c, int source) {
   return reinterpret_cast<MPI_Request>(r);
 }
 
-}  // namespace
-
-int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int dest, int tag) {
+// The checks and starts of MPI_Isend/MPI_Irecv (mpi/pt2pt.h).
+[[gnu::always_inline]] inline int check_send_inl(Comm *c, const char *fn_, const void *buf, int64_t count,
+                                                 Datatype *t, int dest, int tag) {
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
   PAMIR_CHECK(c, dest == MPI_PROC_NULL || (dest >= 0 && dest < c->size), MPI_ERR_RANK,
               "destination rank %d is outside the communicator (size %d)", dest, c->size);
@@ -99,7 +99,8 @@ int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatyp
   return MPI_SUCCESS;
 }
 
-int check_recv(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int source, int tag) {
+[[gnu::always_inline]] inline int check_recv_inl(Comm *c, const char *fn_, const void *buf, int64_t count,
+                                                 Datatype *t, int source, int tag) {
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
   PAMIR_CHECK(c, source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size),
               MPI_ERR_RANK, "source rank %d is outside the communicator (size %d)", source, c->size);
@@ -110,8 +111,9 @@ int check_recv(Comm *c, const char *fn_, const void *buf, int64_t count, Datatyp
   return MPI_SUCCESS;
 }
 
-int send_start(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int dest, int tag,
-               Mode mode, pamir::Request **out) {
+[[gnu::always_inline]] inline int send_start_inl(Comm *c, const char *fn_, const void *buf, int64_t count,
+                                                 Datatype *t, int dest, int tag, Mode mode,
+                                                 pamir::Request **out) {
   if (dest == MPI_PROC_NULL) {
     *out = reinterpret_cast<pamir::Request *>(done_request(c, MPI_PROC_NULL));
     return MPI_SUCCESS;
@@ -135,11 +137,29 @@ int send_start(Comm *c, const char *fn_, const void *buf, int64_t count, Datatyp
   return MPI_SUCCESS;
 }
 
-pamir::Request *recv_start(Comm *c, void *buf, int64_t count, Datatype *t, int source, int tag) {
+[[gnu::always_inline]] inline pamir::Request *recv_start_inl(Comm *c, void *buf, int64_t count, Datatype *t,
+                                                             int source, int tag) {
   if (source == MPI_PROC_NULL) return reinterpret_cast<pamir::Request *>(done_request(c, MPI_PROC_NULL));
   pamir::Request *r = new_recv(c, data_of(t, buf, uint64_t(count)), t, uint64_t(count), source, tag);
   context().start_recv(r);
   return r;
+}
+
+}  // namespace
+
+// The out-of-line forms for mpi/persistent.cc; MPI_Isend and MPI_Irecv inline them.
+int check_send(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int dest, int tag) {
+  return check_send_inl(c, fn_, buf, count, t, dest, tag);
+}
+int check_recv(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int source, int tag) {
+  return check_recv_inl(c, fn_, buf, count, t, source, tag);
+}
+int send_start(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t, int dest, int tag,
+               Mode mode, pamir::Request **out) {
+  return send_start_inl(c, fn_, buf, count, t, dest, tag, mode, out);
+}
+pamir::Request *recv_start(Comm *c, void *buf, int64_t count, Datatype *t, int source, int tag) {
+  return recv_start_inl(c, buf, count, t, source, tag);
 }
 
 namespace {
@@ -148,7 +168,7 @@ int send_blocking(const char *fn_, const void *buf, int64_t count, MPI_Datatype 
                   MPI_Comm comm, Mode mode) {
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
-  if (int rc = check_send(c, fn_, buf, count, t, dest, tag)) return rc;
+  if (int rc = check_send_inl(c, fn_, buf, count, t, dest, tag)) return rc;
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   if (mode == Mode::buffered) return bsend_start(c, fn_, buf, t, uint64_t(count), dest, tag);
   const Data d = data_of(t, buf, uint64_t(count));
@@ -167,9 +187,9 @@ int send_nonblocking(const char *fn_, const void *buf, int64_t count, MPI_Dataty
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, request, MPI_ERR_REQUEST, "request is NULL");
-  if (int rc = check_send(c, fn_, buf, count, t, dest, tag)) return rc;
+  if (int rc = check_send_inl(c, fn_, buf, count, t, dest, tag)) return rc;
   pamir::Request *r = nullptr;
-  if (int rc = send_start(c, fn_, buf, count, t, dest, tag, mode, &r)) return rc;
+  if (int rc = send_start_inl(c, fn_, buf, count, t, dest, tag, mode, &r)) return rc;
   *request = reinterpret_cast<MPI_Request>(r);
   return MPI_SUCCESS;
 }
@@ -178,7 +198,7 @@ int recv_blocking(const char *fn_, void *buf, int64_t count, MPI_Datatype dataty
                   MPI_Comm comm, MPI_Status *status) {
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
-  if (int rc = check_recv(c, fn_, buf, count, t, source, tag)) return rc;
+  if (int rc = check_recv_inl(c, fn_, buf, count, t, source, tag)) return rc;
   if (source == MPI_PROC_NULL) {
     status_proc_null(status);
     return MPI_SUCCESS;
@@ -195,8 +215,8 @@ int recv_nonblocking(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, request, MPI_ERR_REQUEST, "request is NULL");
-  if (int rc = check_recv(c, fn_, buf, count, t, source, tag)) return rc;
-  *request = reinterpret_cast<MPI_Request>(recv_start(c, buf, count, t, source, tag));
+  if (int rc = check_recv_inl(c, fn_, buf, count, t, source, tag)) return rc;
+  *request = reinterpret_cast<MPI_Request>(recv_start_inl(c, buf, count, t, source, tag));
   return MPI_SUCCESS;
 }
 
@@ -206,8 +226,8 @@ int sendrecv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Dataty
   Comm *c = PAMIR_COMM(comm);
   Datatype *st = PAMIR_TYPE(c, sendtype);
   Datatype *rt = PAMIR_TYPE(c, recvtype);
-  if (int rc = check_send(c, fn_, sendbuf, sendcount, st, dest, sendtag)) return rc;
-  if (int rc = check_recv(c, fn_, recvbuf, recvcount, rt, source, recvtag)) return rc;
+  if (int rc = check_send_inl(c, fn_, sendbuf, sendcount, st, dest, sendtag)) return rc;
+  if (int rc = check_recv_inl(c, fn_, recvbuf, recvcount, rt, source, recvtag)) return rc;
   Context &ctx = context();
   pamir::Request *rr = nullptr, *sr = nullptr;
   if (source != MPI_PROC_NULL) {
@@ -235,8 +255,8 @@ int sendrecv_replace(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
                      int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   Comm *c = PAMIR_COMM(comm);
   Datatype *t = PAMIR_TYPE(c, datatype);
-  if (int rc = check_send(c, fn_, buf, count, t, dest, sendtag)) return rc;
-  if (int rc = check_recv(c, fn_, buf, count, t, source, recvtag)) return rc;
+  if (int rc = check_send_inl(c, fn_, buf, count, t, dest, sendtag)) return rc;
+  if (int rc = check_recv_inl(c, fn_, buf, count, t, source, recvtag)) return rc;
   const Data d = data_of(t, buf, uint64_t(count));
   const uint64_t bytes = d.bytes;
   // The outgoing data must leave before the incoming data overwrites it: send from a packed copy.
