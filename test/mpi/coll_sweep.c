@@ -799,7 +799,20 @@ static void test_bad_info(void) {
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  /* A hint set after calls on the communicator applies to the next one, though the call's mask is the
+   * same (the communicator keeps its last choice per collective): ring refuses a non-commutative op. */
+  affine a = {3, 1}, r;
+  CHECK(MPI_Allreduce(&a, &r, 1, affine_type, affine_mpi_op, c) == MPI_SUCCESS, "allreduce before the hint");
   MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "pamir_coll_allreduce", "ring");
+  MPI_Comm_set_info(c, info);
+  CHECK(err_class(MPI_Allreduce(&a, &r, 1, affine_type, affine_mpi_op, c)) == MPI_ERR_UNSUPPORTED_OPERATION,
+        "a hint set after a call forces ring on the next one");
+  MPI_Info_set(info, "pamir_coll_allreduce", "auto");
+  MPI_Comm_set_info(c, info);
+  CHECK(MPI_Allreduce(&a, &r, 1, affine_type, affine_mpi_op, c) == MPI_SUCCESS, "auto again after the hint");
+  MPI_Info_free(&info);
   MPI_Info_create(&info);
   MPI_Info_set(info, "pamir_coll_allreduce", "no_such_algorithm");
   CHECK(err_class(MPI_Comm_set_info(c, info)) == MPI_ERR_INFO_VALUE, "an unknown algorithm is refused");
