@@ -1,16 +1,26 @@
 // Persistent point-to-point requests (MPI 4.1 section 3.9): MPI_Send_init and its modes, MPI_Recv_init,
-// MPI_Start and MPI_Startall, on the ordinary path. The handle the user keeps is a request of kind
-// `persistent` holding the arguments; each start begins an ordinary operation (the one MPI_Isend or
-// MPI_Irecv would), whose completion copies its status into the handle and releases it. An inactive
-// handle is complete with an empty status, so the Wait and Test families return at once for it
-// (mpi/request.cc also skips inactive handles where MPI treats them like null ones) and leave the
-// handle in place rather than freeing it.
+// MPI_Start and MPI_Startall. The handle the user keeps is a request of kind `persistent` holding the
+// arguments. An inactive handle is complete with an empty status, so the Wait and Test families return
+// at once for it (mpi/request.cc also skips inactive handles where MPI treats them like null ones) and
+// leave the handle in place rather than freeing it.
+//
+// Record and replay (seed 004, pami/pattern.h): the first MPI_Start of a request, or the first
+// MPI_Startall of a request array, describes its operations once as descriptors in a section of the
+// FIFO; every later start re-arms the section's counters and injects the same descriptors. The
+// operation a descriptor arms belongs to the request (`rec`), so a replay allocates nothing. A buffered
+// send (its data is copied out at each start) and MPI_PROC_NULL take the ordinary path, each start
+// beginning what MPI_Isend or MPI_Irecv would; so does a pattern that finds the FIFO full.
 #include <new>
+#include <unordered_map>
+#include <vector>
 
 #include "mpi/check.h"
 #include "mpi/pt2pt.h"
 #include "mpi/request.h"
+#include "pami/config.h"
 #include "pami/context.h"
+#include "pami/pattern.h"
+#include "pami/stats.h"
 #include "pamir_alias.h"
 
 namespace pamir::mpi {
@@ -39,14 +49,31 @@ struct Persistent final : PersistentOp {
         mode(mode) {
     if (!type->predefined) ++type->refs;  // the user may free it meanwhile
   }
-  ~Persistent() override { datatype_release(type); }
+  ~Persistent() override {
+    if (rec) {
+      patterns().release_naming(rec);
+      request_free(rec);
+    }
+    datatype_release(type);
+  }
   int start(const char *fn_, pamir::Request *h) override;
+  int start_ordinary(const char *fn_, pamir::Request *h);
   void cancel() override {
     if (op && recv) context().cancel_recv(op);
   }
   void free_active() override {
-    if (op) request_detach(op);
+    if (!op) return;
+    if (op == rec) {
+      // The recorded operation finishes alone; no section may arm it again.
+      patterns().release_naming(rec);
+      pamir::PatternFifo::abandon(rec);
+      rec = nullptr;
+    }
+    request_detach(op);
   }
+  bool recordable() const { return mode != Mode::buffered && peer != MPI_PROC_NULL; }
+  // Fills d with this request's one message (recordable() only), counted down on counter `counter`.
+  void describe(pamir::Descriptor &d, uint32_t counter, pamir::Request *h);
   Datatype *type;
   void *buf;
   int64_t count;
@@ -54,15 +81,23 @@ struct Persistent final : PersistentOp {
   int tag;
   bool recv;
   Mode mode;
-  pamir::Request *op = nullptr;  // the operation of the current start, until it completes
+  pamir::Request *op = nullptr;                  // the operation of the current start, until it completes
+  pamir::Request *rec = nullptr;                 // the recorded operation, built at the first record
+  uint32_t section = pamir::PatternFifo::kNone;  // the section MPI_Start replays
+  uint64_t generation = 0;
+  uint64_t no_room = UINT64_MAX;  // the FIFO's releases() when it last had no room for this request
 };
+
+inline Persistent *persistent_of(pamir::Request *h) {
+  return static_cast<Persistent *>(persistent_op(h));
+}
 
 // The started operation is over: its status and capacity go to the handle (what Wait reports and
 // request_error words), and the operation back to the pool.
 void finished(pamir::Request *h, pamir::Request *op) {
   h->status = op->status;
   h->bytes = op->bytes;
-  static_cast<Persistent *>(persistent_op(h))->op = nullptr;
+  persistent_of(h)->op = nullptr;
   request_free(op);
   request_complete(h);
 }
@@ -71,7 +106,60 @@ void op_done(pamir::Request *op) {
   finished(static_cast<pamir::Request *>(op->ext), op);
 }
 
-int Persistent::start(const char *fn_, pamir::Request *h) {
+// A recorded request's counter reached zero: `last` is its operation, or nullptr for a send that left
+// in one packet without it.
+void recorded_done(void *arg, pamir::Request *last) {
+  auto *h = static_cast<pamir::Request *>(arg);
+  if (last) {
+    h->status = last->status;
+    h->bytes = last->bytes;
+  } else {
+    h->status = pamir::Status{};
+  }
+  persistent_of(h)->op = nullptr;
+  request_complete(h);
+}
+
+void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request *h) {
+  Comm *c = static_cast<Comm *>(h->mpi_comm);
+  if (!rec) {
+    rec = recv ? recv_request(c, buf, count, type, peer, tag)
+               : send_request(c, buf, count, type, peer, tag, mode == Mode::sync);
+    rec->ext = nullptr;
+  }
+  d.req = rec;
+  d.counter = counter;
+  d.addr = rec->buf;
+  d.length = rec->bytes;
+  if (recv) {
+    d.intent = pamir::Intent::receive;
+    d.task = peer == MPI_ANY_SOURCE ? UINT32_MAX : c->task_of(peer);
+    d.bits = match_bits(rec->ctx, rec->source, rec->tag);
+    return;
+  }
+  d.task = rec->peer_task;
+  d.bits = match_bits(rec->ctx, rec->source, rec->tag);
+  d.protocol = context().send_table().select(rec->bytes);
+  d.intent = d.protocol == pamir::SendProtocol::rdma ? pamir::Intent::remote_get : pamir::Intent::eager_send;
+  if (d.protocol == pamir::SendProtocol::immediate && !rec->layout && !rec->sig && !rec->sync)
+    d.flags = pamir::kDescImmediate;
+}
+
+// Makes h active on its recorded operation, before its section is injected (which may complete it).
+inline void begin_recorded(pamir::Request *h) {
+  h->active = true;
+  h->complete = false;
+  Persistent *p = persistent_of(h);
+  p->op = p->rec;
+}
+
+inline void replay(pamir::PatternFifo &f, uint32_t s) {
+  f.rewind(s);
+  ++stats().pattern_replays;
+  pamir::inject(context(), f);
+}
+
+int Persistent::start_ordinary(const char *fn_, pamir::Request *h) {
   Comm *c = static_cast<Comm *>(h->mpi_comm);
   pamir::Request *started = nullptr;
   if (recv) {
@@ -88,6 +176,30 @@ int Persistent::start(const char *fn_, pamir::Request *h) {
   }
   started->ext = h;
   started->on_complete = op_done;
+  return MPI_SUCCESS;
+}
+
+// MPI_Start: the request's own section, recorded at its first start.
+int Persistent::start(const char *fn_, pamir::Request *h) {
+  if (!recordable()) return start_ordinary(fn_, h);
+  pamir::PatternFifo &f = patterns();
+  if (!f.live(section, generation)) [[unlikely]] {
+    uint32_t s = pamir::PatternFifo::kNone;
+    if (f.releases() != no_room) s = f.record(uintptr_t(h), 1, 1);
+    if (s == pamir::PatternFifo::kNone) {
+      no_room = f.releases();
+      ++stats().pattern_fallbacks;
+      return start_ordinary(fn_, h);
+    }
+    describe(f.descriptors(s)[0], f.first(s), h);
+    f.counters(s)[0].zero = recorded_done;
+    f.counters(s)[0].arg = h;
+    f.seal(s);
+    section = s;
+    generation = f.generation(s);
+  }
+  begin_recorded(h);
+  replay(f, section);
   return MPI_SUCCESS;
 }
 
@@ -122,6 +234,93 @@ int make(const char *fn_, const void *buf, int64_t count, MPI_Datatype datatype,
 inline int start(const char *fn_, pamir::Request *h) {
   PersistentOp *op = persistent_op(h);
   return op->collective ? op->start(fn_, h) : static_cast<Persistent *>(op)->start(fn_, h);
+}
+
+inline bool recorded_in_startall(pamir::Request *h) {
+  PersistentOp *op = persistent_op(h);
+  return !op->collective && static_cast<Persistent *>(op)->recordable();
+}
+
+// The section an MPI_Startall recorded for a request array: the same array with the same requests
+// replays it; anything else records anew (a section is never patched).
+struct StartallPattern {
+  uint32_t section = pamir::PatternFifo::kNone;
+  uint64_t generation = 0;
+  uint64_t no_room = UINT64_MAX;  // the FIFO's releases() when it had no room for this array
+  bool recordable = false;        // it holds requests a section can describe
+  std::vector<pamir::Request *> handles;
+};
+std::unordered_map<const MPI_Request *, StartallPattern> startall_patterns;
+
+// Starts what the section does not hold (collectives, buffered sends, MPI_PROC_NULL), then the section.
+int startall_replay(const char *fn_, int count, MPI_Request array[], uint32_t s) {
+  for (int i = 0; i < count; ++i) {
+    pamir::Request *h = request_of(array[i]);
+    if (recorded_in_startall(h))
+      begin_recorded(h);
+    else if (int rc = start(fn_, h))
+      return rc;
+  }
+  replay(patterns(), s);
+  return MPI_SUCCESS;
+}
+
+int startall_ordinary(const char *fn_, int count, MPI_Request array[]) {
+  for (int i = 0; i < count; ++i) {
+    pamir::Request *h = request_of(array[i]);
+    int rc = recorded_in_startall(h) ? persistent_of(h)->start_ordinary(fn_, h) : start(fn_, h);
+    if (rc) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+// The first MPI_Startall of this array (or of these requests in it): records its section, or starts
+// every request on the ordinary path when the FIFO has no room.
+int startall_record(const char *fn_, int count, MPI_Request array[]) {
+  static uint64_t marks = 0;
+  const uint64_t mark = ++marks;
+  uint32_t n = 0;
+  for (int i = 0; i < count; ++i) {
+    pamir::Request *h = request_of(array[i]);
+    PersistentOp *op = persistent_op(h);
+    PAMIR_CHECK(static_cast<Comm *>(h->mpi_comm), op->mark != mark, MPI_ERR_REQUEST,
+                "array_of_requests[%d] is a request that comes earlier in the array too", i);
+    op->mark = mark;
+    n += recorded_in_startall(h);
+  }
+  pamir::PatternFifo &f = patterns();
+  StartallPattern &sp = startall_patterns[array];
+  f.release(sp.section, sp.generation);  // no longer this array's pattern (if not released already)
+  sp.section = pamir::PatternFifo::kNone;
+  sp.handles.clear();
+  for (int i = 0; i < count; ++i) sp.handles.push_back(request_of(array[i]));
+  const uint32_t s = n ? f.record(uintptr_t(array), n, n) : pamir::PatternFifo::kNone;
+  sp.recordable = n != 0;
+  if (s == pamir::PatternFifo::kNone) {
+    stats().pattern_fallbacks += sp.recordable;
+    sp.no_room = f.releases();
+    return startall_ordinary(fn_, count, array);
+  }
+  pamir::Descriptor *d = f.descriptors(s);
+  pamir::PatternCounter *k = f.counters(s);
+  uint32_t j = 0;
+  for (int i = 0; i < count; ++i) {
+    pamir::Request *h = request_of(array[i]);
+    if (!recorded_in_startall(h)) continue;
+    persistent_of(h)->describe(d[j], f.first(s) + j, h);
+    k[j].zero = recorded_done;
+    k[j].arg = h;
+    ++j;
+  }
+  f.seal(s);
+  sp.section = s;
+  sp.generation = f.generation(s);
+  // Arrays that are gone leave entries whose sections were released with their requests.
+  if (startall_patterns.size() > 2 * size_t(f.live_sections()) + 64)
+    std::erase_if(startall_patterns, [&f, array](const auto &e) {
+      return e.first != array && !f.live(e.second.section, e.second.generation);
+    });
+  return startall_replay(fn_, count, array, s);
 }
 
 }  // namespace
@@ -161,6 +360,8 @@ int persistent_finish(pamir::Request *h, MPI_Status *status, const char *fn, boo
 }  // namespace pamir::mpi
 
 using namespace pamir::mpi;
+using pamir::patterns;
+using pamir::stats;
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request) {
@@ -234,10 +435,24 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   PAMIR_ENTER("MPI_Startall");
   PAMIR_CHECK(nullptr, count >= 0, MPI_ERR_COUNT, "negative count %d", count);
   PAMIR_CHECK(nullptr, array_of_requests || count == 0, MPI_ERR_REQUEST, "array_of_requests is NULL");
-  // Every request is checked before any starts, so an error leaves them all inactive.
-  for (int i = 0; i < count; ++i) (void)PAMIR_PERSISTENT(array_of_requests[i]);
-  for (int i = 0; i < count; ++i)
-    if (int rc = start(fn_, request_of(array_of_requests[i]))) return rc;
-  return MPI_SUCCESS;
+  // Every request is checked before any starts, so an error leaves them all inactive; the same loop
+  // tells whether the array holds the requests its section was recorded with.
+  auto it = startall_patterns.find(array_of_requests);
+  const StartallPattern *sp = it != startall_patterns.end() ? &it->second : nullptr;
+  bool same = sp && sp->handles.size() == size_t(count);
+  for (int i = 0; i < count; ++i) {
+    pamir::Request *h = PAMIR_PERSISTENT(array_of_requests[i]);
+    same = same && sp->handles[size_t(i)] == h;
+  }
+  if (same) {
+    pamir::PatternFifo &f = pamir::patterns();
+    if (f.live(sp->section, sp->generation))
+      return startall_replay(fn_, count, array_of_requests, sp->section);
+    if (sp->section == pamir::PatternFifo::kNone && sp->no_room == f.releases()) {
+      stats().pattern_fallbacks += sp->recordable;
+      return startall_ordinary(fn_, count, array_of_requests);
+    }
+  }
+  return startall_record(fn_, count, array_of_requests);
 }
 PAMIR_ALIAS(Startall);

@@ -161,6 +161,13 @@ int send_start(Comm *c, const char *fn_, const void *buf, int64_t count, Datatyp
 pamir::Request *recv_start(Comm *c, void *buf, int64_t count, Datatype *t, int source, int tag) {
   return recv_start_inl(c, buf, count, t, source, tag);
 }
+pamir::Request *send_request(Comm *c, const void *buf, int64_t count, Datatype *t, int dest, int tag,
+                             bool sync) {
+  return new_send(c, data_of(t, buf, uint64_t(count)), t, uint64_t(count), dest, tag, sync);
+}
+pamir::Request *recv_request(Comm *c, void *buf, int64_t count, Datatype *t, int source, int tag) {
+  return new_recv(c, data_of(t, buf, uint64_t(count)), t, uint64_t(count), source, tag);
+}
 
 namespace {
 

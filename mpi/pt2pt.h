@@ -28,4 +28,11 @@ int send_start(Comm *c, const char *fn_, const void *buf, int64_t count, Datatyp
 // Starts a checked receive as MPI_Irecv does (a complete request for MPI_PROC_NULL).
 pamir::Request *recv_start(Comm *c, void *buf, int64_t count, Datatype *t, int source, int tag);
 
+// The operation a checked send (not buffered, dest not MPI_PROC_NULL) or receive (source not
+// MPI_PROC_NULL) would start, described but not started: what a persistent request records once and
+// its replays arm again (mpi/persistent.cc).
+pamir::Request *send_request(Comm *c, const void *buf, int64_t count, Datatype *t, int dest, int tag,
+                             bool sync);
+pamir::Request *recv_request(Comm *c, void *buf, int64_t count, Datatype *t, int source, int tag);
+
 }  // namespace pamir::mpi

@@ -47,6 +47,7 @@ struct PersistentOp {
   // reaches the device through one indirect call only, as an MPI_Isend does.
   virtual int start(const char *fn_, pamir::Request *h) = 0;
   const bool collective;
+  uint64_t mark = 0;  // MPI_Startall's recording: seen in this array already
   virtual void cancel() {}
   virtual void free_active() {}  // h is freed while active: the running operation completes alone
 };

@@ -57,16 +57,21 @@ Setting dt_chunk_min{"PAMIR_DT_CHUNK_MIN", "8K", Type::Size,
                      "smaller side) is below this goes through the shared-memory rings, packed and unpacked, "
                      "instead of one cross-memory read of many small pieces (0: always read)",
                      nullptr};
+Setting pattern_fifo{"PAMIR_PATTERN_FIFO", "65536", Type::Count,
+                     "descriptors in the FIFO that persistent requests record their messages into once and "
+                     "replay from at every later start (64 bytes each, allocated at the first record); a "
+                     "pattern that finds no room takes the ordinary path (0: never record)",
+                     nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER)",
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{
-      &send_protocols,  &put_protocols, &get_protocols,   &stats,           &shm_ring_size,
-      &spin_count,      &sleep_max_us,  &device,          &yield_when_idle, &shm_cma,
-      &shm_shared_copy, &verbose,       &check_signature, &dt_chunk_min,    &fault};
+  static std::vector<Setting *> list{&send_protocols,  &put_protocols, &get_protocols,   &stats,
+                                     &shm_ring_size,   &spin_count,    &sleep_max_us,    &device,
+                                     &yield_when_idle, &shm_cma,       &shm_shared_copy, &verbose,
+                                     &check_signature, &dt_chunk_min,  &pattern_fifo,    &fault};
   return list;
 }
 
@@ -148,6 +153,10 @@ static bool parse(Setting &s, const char *text, std::string &why) {
       if (&s == &shm_ring_size &&
           (s.number < 4096 || s.number > (16u << 20) || (s.number & (s.number - 1)))) {
         why = "expected a power of two from 4K to 16M";
+        return false;
+      }
+      if (&s == &pattern_fifo && s.number > (uint64_t(1) << 24)) {
+        why = "expected at most 16M descriptors (1 GiB)";
         return false;
       }
       return true;

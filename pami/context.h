@@ -70,7 +70,9 @@ class Context {
 
   // Starts a send described by r (peer_task, buf, bytes, ctx, source = own rank, tag, sync).
   // It completes through request_complete().
-  void start_send(Request *r);
+  void start_send(Request *r) { start_send(r, send_table_.select(r->bytes)); }
+  // The same with the protocol chosen already (a replayed descriptor, pami/pattern.h).
+  void start_send(Request *r, SendProtocol proto);
   // Starts a receive described by r (ctx, source, tag, buf, bytes = capacity).
   void start_recv(Request *r);
   // Cancels a posted receive; false if it has matched already.

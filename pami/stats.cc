@@ -42,6 +42,10 @@ void print_stats(int rank) {
       {"dt.pushed", s.dt_pushed},
       {"dt.packed_packets", s.dt_packed_packets},
       {"dt.unpacked_packets", s.dt_unpacked_packets},
+      {"pattern.records", s.pattern_records},
+      {"pattern.descriptors", s.pattern_descriptors},
+      {"pattern.replays", s.pattern_replays},
+      {"pattern.fallbacks", s.pattern_fallbacks},
   };
   for (const auto &c : counters)
     std::fprintf(stderr, "pamir stats: rank %d %s %llu\n", rank, c.name, (unsigned long long)c.value);

@@ -12,8 +12,7 @@ namespace pamir {
 
 // --- sending ---------------------------------------------------------------------------------------
 
-void Context::start_send(Request *r) {
-  SendProtocol proto = send_table_.select(r->bytes);
+void Context::start_send(Request *r, SendProtocol proto) {
   r->offset = 0;
   r->started = false;
   r->acked = false;

@@ -77,6 +77,10 @@ ok_case "pt2pt_basic.yield" 0 4 PAMIR_YIELD_WHEN_IDLE=yes -- pt2pt_basic
 if has persistent; then
   for np in 2 3; do ok_case "persistent.np$np" 0 "$np" -- persistent; done
   ok_case persistent.eager_only 0 2 PAMIR_SEND_PROTOCOLS=eager -- persistent
+  # The same rules on the ordinary path (no FIFO), and with a FIFO of one descriptor, where MPI_Start's
+  # requests are recorded in turn and every MPI_Startall of two or more falls back.
+  ok_case persistent.no_fifo 0 2 PAMIR_PATTERN_FIFO=0 -- persistent
+  ok_case persistent.tiny_fifo 0 3 PAMIR_PATTERN_FIFO=1 -- persistent
 fi
 # pt2pt_order receives in random order with blocking sends on the other side: it relies on standard sends
 # being buffered, which MPI allows an implementation not to do (a rendezvous send waits for its match), so

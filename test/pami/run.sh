@@ -3,10 +3,11 @@
 # their paths. Run by `make check` from the build directory. Prints "PASS name" or "FAIL name: why" per
 # case, then "N passed, N failed"; exits non-zero if any case failed.
 #
-#   test/pami/run.sh [MPIRUN [ONESIDED]]
+#   test/pami/run.sh [MPIRUN [ONESIDED [PATTERN]]]
 MPIRUN=${1:-${MPIRUN:-tools/mpirun/mpirun}}
 PROG=${2:-test/pami/onesided}
-for f in "$MPIRUN" "$PROG"; do
+PATTERN=${3:-test/pami/pattern}
+for f in "$MPIRUN" "$PROG" "$PATTERN"; do
   [ -x "$f" ] || { echo "run.sh: $f not found or not executable (build first)" >&2; exit 2; }
 done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pamir-pami-test.XXXXXX")
@@ -44,6 +45,12 @@ ok_case onesided.small_ring 0 PAMIR_SHM_RING_SIZE=4K PAMIR_PUT_PROTOCOLS=eager:1
   PAMIR_GET_PROTOCOLS=eager:100,rdma:16K,eager --
 ok_case onesided.refused 0 TEST_REFUSE_CMA=1 -- eager
 ok_case onesided.no_cma 0 PAMIR_SHM_CMA=0 -- eager
+
+# Record and replay (seed 004): descriptors against requests, replays, changed and freed patterns, a
+# thousand patterns in one FIFO; then a FIFO too small for them, whose overflow takes the ordinary path.
+PROG=$PATTERN ok_case pattern.defaults 0 --
+PROG=$PATTERN ok_case pattern.full 0 PAMIR_PATTERN_FIFO=600 -- full
+PROG=$PATTERN ok_case pattern.eager_only 0 PAMIR_SEND_PROTOCOLS=eager --
 
 # A refused peer is named once per direction under PAMIR_VERBOSE, and the counts reach PAMIR_STATS.
 if run onesided.verbose_stats 0 TEST_REFUSE_CMA=1 PAMIR_VERBOSE=1 PAMIR_STATS=1 -- eager; then

@@ -1,0 +1,157 @@
+// Record and replay of communication patterns (seed 004): the descriptor FIFO.
+//
+// A pattern (a persistent request, the requests one MPI_Startall starts together, later a persistent
+// collective's phase) is recorded once as descriptors in a section of one FIFO: where each message goes,
+// from which address, how long, by which protocol, with which match bits, and the counter its completion
+// counts down. Starting the pattern again sets the FIFO's head and tail to the section's bounds and
+// injects the descriptors between them: nothing is built, allocated, selected or computed anew. A
+// recorded section is never patched; a changed pattern is recorded into a new section, and a pattern
+// that finds no room takes the ordinary path.
+//
+// The layer above owns the operations (pamir::Request) the descriptors arm, and releases a section
+// before it releases an operation the section names.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "pami/request.h"
+#include "pami/select.h"
+
+namespace pamir {
+
+class Context;
+
+// What a descriptor does. The ready-token direct put (seed 004's third intent) is not built yet.
+enum class Intent : uint8_t {
+  eager_send,  // the data goes out in the device's packets: immediate or eager (copied by the target)
+  remote_get,  // a request-to-send; the target reads the data (RDMA-read rendezvous, seed 001)
+  receive,     // posts a receive into the matcher (the target side of either)
+};
+
+enum DescriptorFlags : uint8_t {
+  kDescImmediate = 1,  // one packet from a contiguous buffer, no signature: sent without its request
+};
+
+// One message of a pattern, in one cache line.
+struct alignas(64) Descriptor {
+  Intent intent = Intent::eager_send;
+  uint8_t flags = 0;
+  SendProtocol protocol = SendProtocol::eager;  // sends: chosen by size when recorded
+  uint32_t task = 0;                            // destination (sends), source's task (receives)
+  uint64_t bits = 0;                            // match bits (sends)
+  const void *addr = nullptr;                   // source address (sends), receive buffer (receives)
+  uint64_t length = 0;                          // bytes (sends), capacity (receives)
+  uint32_t counter = 0;                         // the FIFO's counter this descriptor counts down
+  uint32_t section = 0;
+  uint64_t dest_offset = 0;  // a direct put's address in the target (none yet: 0)
+  Request *req = nullptr;    // the operation it arms, owned by the layer above
+};
+static_assert(sizeof(Descriptor) == 64, "a descriptor is one cache line");
+
+// A counter of a section: armed at every start with the number of descriptors that name it, counted
+// down as each completes; at zero it calls `zero` with the last operation that completed (nullptr when
+// that was an immediate send, which has no request of its own).
+struct PatternCounter {
+  uint32_t value = 0;
+  uint32_t armed = 0;
+  void (*zero)(void *arg, Request *last) = nullptr;
+  void *arg = nullptr;
+};
+
+class PatternFifo {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  // `capacity` descriptors (and as many counters), allocated at the first record; 0 records nothing.
+  explicit PatternFifo(uint32_t capacity = 0) : capacity_(capacity) {}
+  void set_capacity(uint32_t capacity);  // before the first record
+  uint32_t capacity() const { return capacity_; }
+
+  // A new section of n descriptors and k <= n counters for pattern `id`, or kNone when the FIFO has no
+  // room for it (the caller then takes the ordinary path). The caller fills the descriptors, names the
+  // counters' callbacks, then calls seal().
+  uint32_t record(uint64_t id, uint32_t n, uint32_t k);
+  Descriptor *descriptors(uint32_t s) { return &fifo_[sections_[s].start]; }
+  uint32_t first(uint32_t s) const { return sections_[s].start; }  // counter j of s is first(s) + j
+  PatternCounter *counters(uint32_t s) { return &counters_[sections_[s].start]; }
+  // Arms each counter with the number of descriptors naming it; the section can then be injected.
+  void seal(uint32_t s);
+  // Section s of that generation is never started again (anything else is ignored). Its descriptors
+  // and counters are reused only once the operations it started have completed: until then their
+  // completions still count down its counters.
+  void release(uint32_t s, uint64_t generation);
+  // Releases every section with a descriptor naming op (before the layer above releases op).
+  void release_naming(const Request *op);
+  // A running op will complete without its counter (its request was freed while active): the counter
+  // it would count down is cleared without calling back, so that its section can be reused.
+  static void abandon(Request *op);
+  // Grows at every release: a pattern that found no room tries again only once something was freed.
+  uint64_t releases() const { return releases_; }
+
+  // A section's identity: a released section's number is reused, its generation is not.
+  uint64_t generation(uint32_t s) const { return sections_[s].generation; }
+  bool live(uint32_t s, uint64_t generation) const {
+    return s < sections_.size() && sections_[s].live && sections_[s].generation == generation;
+  }
+  uint32_t size(uint32_t s) const { return sections_[s].end - sections_[s].start; }
+  uint64_t id(uint32_t s) const { return sections_[s].id; }
+
+  // Re-arms the section's counters and sets head and tail to its bounds (seed 004's replay).
+  void rewind(uint32_t s) {
+    const Section &sec = sections_[s];
+    for (uint32_t i = sec.start; i < sec.start + sec.counters; ++i) counters_[i].value = counters_[i].armed;
+    head_ = sec.start;
+    tail_ = sec.end;
+  }
+  // The descriptors between head and tail, taken one at a time by the context (Context::inject).
+  bool empty() const { return head_ == tail_; }
+  const Descriptor &pop() { return fifo_[head_++]; }
+  PatternCounter &counter(uint32_t i) { return counters_[i]; }
+  uint32_t head() const { return head_; }
+  uint32_t tail() const { return tail_; }
+
+  uint32_t live_sections() const { return uint32_t(by_start_.size() - draining_.size()); }
+  // The live section recorded for pattern `id` (tests, diagnostics), or kNone.
+  uint32_t find(uint64_t id) const;
+  uint32_t used() const { return used_; }
+
+ private:
+  struct Section {
+    uint32_t start = 0, end = 0, counters = 0;
+    uint64_t id = 0;
+    uint64_t generation = 0;
+    bool live = false;
+  };
+  uint32_t capacity_;
+  std::unique_ptr<Descriptor[]> fifo_;
+  std::unique_ptr<PatternCounter[]> counters_;
+  std::vector<Section> sections_;
+  std::vector<uint32_t> free_sections_;
+  std::map<uint32_t, uint32_t> by_start_;  // live sections by first descriptor: first-fit placement
+  uint32_t head_ = 0, tail_ = 0;
+  uint32_t used_ = 0;
+  uint64_t generations_ = 0;
+  uint64_t releases_ = 0;
+  std::vector<uint32_t> draining_;  // released sections whose counters have not all reached zero
+
+  bool drained(const Section &sec) const;
+  void reclaim(uint32_t s);
+};
+
+// A recorded operation's completion: counts its counter down (Request::ext holds the counter while
+// the pattern runs).
+void pattern_op_done(Request *op);
+
+// Injects the descriptors between the FIFO's head and tail (after rewind()) through the context.
+void inject(Context &ctx, PatternFifo &fifo);
+
+// The process's FIFO, sized by PAMIR_PATTERN_FIFO at Context::init.
+extern PatternFifo g_patterns;
+inline PatternFifo &patterns() {
+  return g_patterns;
+}
+
+}  // namespace pamir

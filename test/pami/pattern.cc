@@ -1,0 +1,324 @@
+// Record and replay (seed 004) between two real processes: persistent requests started through the
+// MPI binding, checked against what the descriptor FIFO (pami/pattern.h) and the counters hold.
+//
+//   pattern          the default FIFO: every pattern is recorded
+//   pattern full     a FIFO of PAMIR_PATTERN_FIFO descriptors that cannot hold them all: the patterns
+//                    that find no room take the ordinary path, with the same results
+// Prints "ok: ..." and exits 0, or names each failure and exits 1.
+#include "pami/pattern.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "pami/context.h"
+#include "pami/match.h"
+#include "pami/stats.h"
+
+using namespace pamir;
+
+namespace {
+
+int failures = 0, checks = 0;
+int me = 0, peer = 1;
+
+#define EXPECT(cond, ...)                                                          \
+  do {                                                                             \
+    ++checks;                                                                      \
+    if (!(cond)) {                                                                 \
+      std::fprintf(stderr, "rank %d: %s:%d: %s: ", me, __FILE__, __LINE__, #cond); \
+      std::fprintf(stderr, __VA_ARGS__);                                           \
+      std::fputc('\n', stderr);                                                    \
+      ++failures;                                                                  \
+    }                                                                              \
+  } while (0)
+
+uint8_t byte_of(int iter, int msg, size_t i) {
+  return uint8_t(iter * 31 + msg * 7 + i * 13 + (i >> 8));
+}
+
+// A halo-like pattern: to the peer, a message of each size class (immediate, eager, rendezvous by the
+// default table), each with its own tag; from the peer, the same.
+const size_t kSizes[] = {8, 1000, 300000};
+constexpr int kMsgs = 3;
+
+struct Halo {
+  std::vector<uint8_t> out[kMsgs], in[kMsgs];
+  MPI_Request req[2 * kMsgs];  // receives first, then sends
+  explicit Halo(int tag0) {
+    for (int m = 0; m < kMsgs; ++m) {
+      out[m].resize(kSizes[m]);
+      in[m].resize(kSizes[m]);
+      MPI_Recv_init(in[m].data(), int(kSizes[m]), MPI_BYTE, peer, tag0 + m, MPI_COMM_WORLD, &req[m]);
+      MPI_Send_init(out[m].data(), int(kSizes[m]), MPI_BYTE, peer, tag0 + m, MPI_COMM_WORLD, &req[kMsgs + m]);
+    }
+  }
+  void fill(int iter) {
+    for (int m = 0; m < kMsgs; ++m)
+      for (size_t i = 0; i < kSizes[m]; ++i) out[m][i] = byte_of(iter + me, m, i);
+  }
+  int check(int iter) {
+    int bad = 0;
+    for (int m = 0; m < kMsgs; ++m)
+      for (size_t i = 0; i < kSizes[m]; ++i) bad += in[m][i] != byte_of(iter + peer, m, i);
+    return bad;
+  }
+  void free() {
+    for (MPI_Request &r : req) MPI_Request_free(&r);
+  }
+};
+
+// Section 3: N messages give exactly N descriptors whose fields are the requests'; the first start
+// delivers; later starts build nothing and allocate no request; changed contents go out on replay.
+void descriptors_match_requests() {
+  Halo h(100);
+  PatternFifo &f = patterns();
+  const Stats before = stats();
+  const size_t requests = requests_in_use();
+  h.fill(0);
+  MPI_Startall(2 * kMsgs, h.req);
+  MPI_Waitall(2 * kMsgs, h.req, MPI_STATUSES_IGNORE);
+  EXPECT(h.check(0) == 0, "first start: %d bytes wrong", h.check(0));
+  EXPECT(stats().pattern_records == before.pattern_records + 1, "records %llu -> %llu",
+         (unsigned long long)before.pattern_records, (unsigned long long)stats().pattern_records);
+  EXPECT(stats().pattern_descriptors == before.pattern_descriptors + 2 * kMsgs, "descriptors +%llu",
+         (unsigned long long)(stats().pattern_descriptors - before.pattern_descriptors));
+  const uint32_t s = f.find(uintptr_t(h.req));
+  EXPECT(s != PatternFifo::kNone, "no section for the request array");
+  if (s == PatternFifo::kNone) return;
+  EXPECT(f.size(s) == 2 * kMsgs, "section of %u descriptors", f.size(s));
+  const Descriptor *d = f.descriptors(s);
+  const uint32_t peer_task = uint32_t(peer);  // one job, world ranks are tasks
+  for (int m = 0; m < kMsgs; ++m) {
+    const Descriptor &r = d[m], &x = d[kMsgs + m];
+    EXPECT(r.intent == Intent::receive && r.task == peer_task && r.addr == h.in[m].data() &&
+               r.length == kSizes[m] && bits_tag(r.bits) == 100 + m && bits_src(r.bits) == peer,
+           "receive %d: intent %d task %u length %llu tag %d", m, int(r.intent), r.task,
+           (unsigned long long)r.length, bits_tag(r.bits));
+    const SendProtocol want = context().send_table().select(kSizes[m]);
+    const Intent intent = want == SendProtocol::rdma ? Intent::remote_get : Intent::eager_send;
+    EXPECT(x.intent == intent && x.protocol == want && x.task == peer_task && x.addr == h.out[m].data() &&
+               x.length == kSizes[m] && bits_tag(x.bits) == 100 + m && bits_src(x.bits) == me,
+           "send %d: intent %d protocol %d task %u length %llu tag %d src %d", m, int(x.intent),
+           int(x.protocol), x.task, (unsigned long long)x.length, bits_tag(x.bits), bits_src(x.bits));
+    EXPECT(((x.flags & kDescImmediate) != 0) == (want == SendProtocol::immediate), "send %d flags %u", m,
+           x.flags);
+  }
+  for (int j = 0; j < 2 * kMsgs; ++j) {
+    EXPECT(d[j].counter == f.first(s) + uint32_t(j) && d[j].section == s && d[j].req, "descriptor %d", j);
+    EXPECT(f.counter(d[j].counter).armed == 1 && f.counter(d[j].counter).value == 0,
+           "counter %d armed %u value %u after completion", j, f.counter(d[j].counter).armed,
+           f.counter(d[j].counter).value);
+  }
+  std::vector<Descriptor> recorded(d, d + 2 * kMsgs);
+  const size_t requests_recorded = requests_in_use();
+  const Stats mid = stats();
+  for (int iter = 1; iter <= 50; ++iter) {
+    h.fill(iter);
+    MPI_Startall(2 * kMsgs, h.req);
+    MPI_Waitall(2 * kMsgs, h.req, MPI_STATUSES_IGNORE);
+    const int bad = h.check(iter);
+    EXPECT(bad == 0, "replay %d: %d bytes wrong", iter, bad);
+  }
+  EXPECT(stats().pattern_records == mid.pattern_records &&
+             stats().pattern_descriptors == mid.pattern_descriptors,
+         "replays recorded %llu sections, built %llu descriptors",
+         (unsigned long long)(stats().pattern_records - mid.pattern_records),
+         (unsigned long long)(stats().pattern_descriptors - mid.pattern_descriptors));
+  EXPECT(stats().pattern_replays == mid.pattern_replays + 50, "replays %llu",
+         (unsigned long long)(stats().pattern_replays - mid.pattern_replays));
+  // The recorded operations belong to the requests: a replay takes none from the pool.
+  EXPECT(requests_in_use() == requests_recorded, "requests in use %zu, %zu after recording",
+         requests_in_use(), requests_recorded);
+  EXPECT(requests_recorded == requests + 2 * kMsgs, "recording took %zu requests",
+         requests_recorded - requests);
+  EXPECT(
+      f.find(uintptr_t(h.req)) == s && std::memcmp(recorded.data(), d, sizeof(Descriptor) * 2 * kMsgs) == 0,
+      "the section changed during replays");
+  h.free();
+  EXPECT(f.find(uintptr_t(h.req)) == PatternFifo::kNone, "a freed request's section is still live");
+  EXPECT(requests_in_use() == requests - 2 * kMsgs, "freeing left %zu requests (%zu before)",
+         requests_in_use(), requests);
+}
+
+// Ordinary sends with the same envelope between replays: each receive gets the message MPI's order
+// says it gets, and the section stays as recorded.
+void ordinary_between_replays() {
+  int value = 0, got[3] = {};
+  MPI_Request send, recv;
+  MPI_Send_init(&value, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, &send);
+  MPI_Recv_init(&got[0], 1, MPI_INT, peer, 7, MPI_COMM_WORLD, &recv);
+  uint32_t s = PatternFifo::kNone;
+  std::vector<Descriptor> recorded;
+  for (int iter = 0; iter < 20; ++iter) {
+    if (me == 0) {
+      // persistent, ordinary, persistent: the receiver must see them in this order.
+      int a = 3 * iter, b = 3 * iter + 1;
+      value = a;
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+      MPI_Request r;
+      MPI_Isend(&b, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      value = 3 * iter + 2;
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+    } else {
+      // Ordinary, persistent, ordinary receives of the same envelope.
+      MPI_Request r[2];
+      MPI_Irecv(&got[1], 1, MPI_INT, peer, 7, MPI_COMM_WORLD, &r[0]);
+      MPI_Start(&recv);
+      MPI_Irecv(&got[2], 1, MPI_INT, peer, 7, MPI_COMM_WORLD, &r[1]);
+      MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+      MPI_Wait(&recv, MPI_STATUS_IGNORE);
+      EXPECT(got[1] == 3 * iter && got[0] == 3 * iter + 1 && got[2] == 3 * iter + 2,
+             "iteration %d: got %d %d %d, want %d %d %d", iter, got[1], got[0], got[2], 3 * iter,
+             3 * iter + 1, 3 * iter + 2);
+    }
+    MPI_Request mine = me == 0 ? send : recv;
+    if (iter == 0) {
+      s = patterns().find(uintptr_t(mine));
+      EXPECT(s != PatternFifo::kNone, "no section for MPI_Start's request");
+      if (s == PatternFifo::kNone) break;
+      recorded.assign(patterns().descriptors(s), patterns().descriptors(s) + patterns().size(s));
+    } else {
+      EXPECT(patterns().find(uintptr_t(mine)) == s && patterns().size(s) == recorded.size() &&
+                 std::memcmp(recorded.data(), patterns().descriptors(s),
+                             sizeof(Descriptor) * recorded.size()) == 0,
+             "iteration %d: the section changed", iter);
+    }
+  }
+  MPI_Request_free(&send);
+  MPI_Request_free(&recv);
+}
+
+// A thousand patterns in one FIFO, each started in turn, each delivering only its own messages.
+void thousand_patterns(bool full) {
+  constexpr int kPatterns = 1000;
+  std::vector<int> out(kPatterns), in(kPatterns, -1);
+  std::vector<MPI_Request> req(2 * kPatterns);  // pattern i: req[2i] its receive, req[2i+1] its send
+  for (int i = 0; i < kPatterns; ++i) {
+    MPI_Recv_init(&in[i], 1, MPI_INT, peer, 1000 + i, MPI_COMM_WORLD, &req[2 * i]);
+    MPI_Send_init(&out[i], 1, MPI_INT, peer, 1000 + i, MPI_COMM_WORLD, &req[2 * i + 1]);
+  }
+  const Stats before = stats();
+  for (int round = 0; round < 3; ++round) {
+    // Patterns in a different order every round, so each section replays among foreign ones.
+    for (int k = 0; k < kPatterns; ++k) {
+      const int i = round == 1 ? kPatterns - 1 - k : k;
+      out[i] = me * 1000000 + round * 10000 + i;
+      MPI_Startall(2, &req[2 * i]);
+      MPI_Waitall(2, &req[2 * i], MPI_STATUSES_IGNORE);
+      if (in[i] != peer * 1000000 + round * 10000 + i) {
+        EXPECT(false, "round %d pattern %d got %d", round, i, in[i]);
+        break;
+      }
+    }
+  }
+  const uint64_t recorded = stats().pattern_records - before.pattern_records;
+  const uint64_t fallbacks = stats().pattern_fallbacks - before.pattern_fallbacks;
+  if (!full) {
+    EXPECT(recorded == kPatterns && fallbacks == 0, "%llu sections recorded, %llu fallbacks",
+           (unsigned long long)recorded, (unsigned long long)fallbacks);
+    EXPECT(patterns().live_sections() >= kPatterns, "%u live sections", patterns().live_sections());
+    int own = 0;
+    for (int i = 0; i < kPatterns; ++i) {
+      const uint32_t s = patterns().find(uintptr_t(&req[2 * i]));
+      own += s != PatternFifo::kNone && patterns().size(s) == 2 &&
+             patterns().descriptors(s)[0].addr == &in[i] && patterns().descriptors(s)[1].addr == &out[i];
+    }
+    EXPECT(own == kPatterns, "%d of %d sections hold their own pattern's messages", own, kPatterns);
+  } else {
+    // The FIFO holds capacity / 2 patterns; the others start on the ordinary path, every time, and the
+    // results above are the same.
+    const uint64_t fit = patterns().capacity() / 2;
+    EXPECT(recorded == fit && fallbacks == 3 * (kPatterns - fit),
+           "%llu recorded, %llu fallbacks (capacity %u)", (unsigned long long)recorded,
+           (unsigned long long)fallbacks, patterns().capacity());
+  }
+  for (MPI_Request &r : req) MPI_Request_free(&r);
+  EXPECT(patterns().live_sections() == 0, "%u sections live after every request was freed",
+         patterns().live_sections());
+}
+
+// A pattern that changes records anew: the same array with one request replaced, the same requests in
+// another array; a section is never patched and a freed request's section never replays.
+void changed_patterns() {
+  int a = 0, b = 0, c = 0, ra = 0, rb = 0;
+  MPI_Request arr[2], other[2];
+  MPI_Recv_init(&ra, 1, MPI_INT, peer, 50, MPI_COMM_WORLD, &arr[0]);
+  MPI_Send_init(&a, 1, MPI_INT, peer, 50, MPI_COMM_WORLD, &arr[1]);
+  a = 1;
+  MPI_Startall(2, arr);
+  MPI_Waitall(2, arr, MPI_STATUSES_IGNORE);
+  EXPECT(ra == 1, "first pattern got %d", ra);
+  const uint32_t s1 = patterns().find(uintptr_t(arr));
+  const uint64_t g1 = s1 == PatternFifo::kNone ? 0 : patterns().generation(s1);
+  // The same requests in another array: a second section; the first stays.
+  other[0] = arr[0];
+  other[1] = arr[1];
+  a = 2;
+  const uint64_t records = stats().pattern_records;
+  MPI_Startall(2, other);
+  MPI_Waitall(2, other, MPI_STATUSES_IGNORE);
+  EXPECT(ra == 2 && stats().pattern_records == records + 1 && patterns().live(s1, g1),
+         "another array: got %d, %llu new sections", ra,
+         (unsigned long long)(stats().pattern_records - records));
+  // Freeing the send releases both sections that name it. The first array then holds the old receive
+  // (tag 50) and a new send (tag 51): it must record anew, not replay the old section.
+  MPI_Request_free(&arr[1]);
+  EXPECT(!patterns().live(s1, g1), "the section of a freed request is still live");
+  EXPECT(patterns().find(uintptr_t(other)) == PatternFifo::kNone,
+         "the other array's section outlived its request");
+  MPI_Send_init(&b, 1, MPI_INT, peer, 51, MPI_COMM_WORLD, &arr[1]);
+  MPI_Recv_init(&rb, 1, MPI_INT, peer, 51, MPI_COMM_WORLD, &other[0]);
+  MPI_Send_init(&c, 1, MPI_INT, peer, 50, MPI_COMM_WORLD, &other[1]);
+  b = 5;
+  c = 4;
+  const uint64_t records2 = stats().pattern_records;
+  MPI_Startall(2, arr);    // receive tag 50, send tag 51
+  MPI_Startall(2, other);  // receive tag 51, send tag 50
+  MPI_Waitall(2, arr, MPI_STATUSES_IGNORE);
+  MPI_Waitall(2, other, MPI_STATUSES_IGNORE);
+  EXPECT(ra == 4 && rb == 5, "changed arrays: got %d %d, want 4 5", ra, rb);
+  EXPECT(stats().pattern_records == records2 + 2, "%llu sections recorded for two changed arrays",
+         (unsigned long long)(stats().pattern_records - records2));
+  const uint32_t s2 = patterns().find(uintptr_t(arr));
+  EXPECT(s2 != PatternFifo::kNone && patterns().descriptors(s2)[1].addr == &b &&
+             bits_tag(patterns().descriptors(s2)[1].bits) == 51,
+         "the first array's new section");
+  MPI_Request_free(&arr[0]);
+  MPI_Request_free(&arr[1]);
+  MPI_Request_free(&other[0]);
+  MPI_Request_free(&other[1]);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (me == 0) std::fprintf(stderr, "pattern: needs 2 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  peer = 1 - me;
+  const bool full = argc > 1 && std::strcmp(argv[1], "full") == 0;
+  if (!full) {
+    descriptors_match_requests();
+    ordinary_between_replays();
+    changed_patterns();
+  }
+  thousand_patterns(full);
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0 && all == 0) std::printf("ok: pattern: %d checks on rank 0\n", checks);
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
