@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "collectives/replay.h"
 #include "pami/context.h"
 #include "pami/match.h"
 #include "pami/request.h"
@@ -88,17 +89,23 @@ Request *Sched::add(bool send, int peer, void *buf, uint64_t bytes) {
 }
 
 void Sched::isend(int peer, const void *buf, size_t bytes) {
+  if (replay_ && replay_->message(*this, true, peer, const_cast<void *>(buf), bytes, nullptr, 0)) [[unlikely]]
+    return;
   Context &ctx = context();
   if (ctx.try_send_immediate(team.tasks[peer], match_bits(team.ctx, team.rank, tag), buf, bytes)) return;
   if (Request *r = add(true, peer, const_cast<void *>(buf), bytes)) ctx.start_send(r);
 }
 
 void Sched::irecv(int peer, void *buf, size_t bytes) {
+  if (replay_ && replay_->message(*this, false, peer, buf, bytes, nullptr, 0)) [[unlikely]]
+    return;
   if (Request *r = add(false, peer, buf, bytes)) context().start_recv(r);
 }
 
 void Sched::isend(int peer, const Block &b) {
   if (!b.layout) return isend(peer, b.base, b.bytes);
+  if (replay_ && replay_->message(*this, true, peer, b.base, b.bytes, b.layout, b.elems)) [[unlikely]]
+    return;
   if (Request *r = add(true, peer, b.base, b.bytes)) {
     r->layout = b.layout;
     r->elems = b.elems;
@@ -107,6 +114,8 @@ void Sched::isend(int peer, const Block &b) {
 }
 
 void Sched::irecv(int peer, const Block &b) {
+  if (replay_ && replay_->message(*this, false, peer, b.base, b.bytes, b.layout, b.elems)) [[unlikely]]
+    return;
   if (Request *r = add(false, peer, b.base, b.bytes)) {
     r->layout = b.layout;
     r->elems = b.elems;
@@ -116,6 +125,7 @@ void Sched::irecv(int peer, const Block &b) {
 
 bool Sched::ready() const {
   if (cond_ && !cond_(cond_arg_)) return false;
+  if (replay_ && !replay_->ready()) return false;
   for (int i = 0; i < npending_; ++i)
     if (!pending_[i]->complete) return false;
   return true;
@@ -132,6 +142,8 @@ bool Sched::spin_ready() const {
 
 int Sched::reap() {
   int err = overflow_ ? int(Err::intern) : 0;
+  if (replay_)
+    if (int e = replay_->end_phase(); e && !err) err = e;
   for (int i = 0; i < npending_; ++i) {
     Request *r = pending_[i];
     Err e = r->status.error;

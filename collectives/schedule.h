@@ -30,6 +30,7 @@ struct Layout;
 namespace pamir::coll {
 
 struct ShmSlot;
+class Replay;
 
 struct Team {
   int rank;
@@ -203,6 +204,9 @@ class Sched {
   bool spin_ready() const;
   // Whether the step waits on a condition on memory (until()).
   bool on_memory() const { return cond_ != nullptr; }
+  // A persistent collective's start: its messages are recorded or replayed (collectives/replay.h).
+  void replay_with(Replay *r) { replay_ = r; }
+
   // Starts a task on this schedule, or resumes it where it waits; true once it has finished.
   bool start(Task &t) {
     resume_ = t.handle();
@@ -220,6 +224,8 @@ class Sched {
   int reap();
   pamir::Request *add(bool send, int peer, void *buf, uint64_t bytes);
 
+  friend class Replay;
+  Replay *replay_ = nullptr;
   pamir::Request *pending_[kMaxPending];
   int npending_ = 0;
   int overflow_ = 0;  // messages an algorithm posted beyond kMaxPending (a bug: fails the step)

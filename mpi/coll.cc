@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/registry.h"
+#include "collectives/replay.h"
 #include "collectives/schedule.h"
 #include "mpi/check.h"
 #include "mpi/info.h"
@@ -277,14 +278,23 @@ struct NbCall final : coll::NbSchedule {
   pamir::Request *req = nullptr;
 };
 
-// A persistent collective (MPI_Bcast_init and its kin): the algorithm chosen at init, the staging, and
-// the datatypes and communicator it holds. Every MPI_Start stages the inputs again, takes the
-// communicator's next sequence number (starts come in the same order on every rank) and runs the
-// algorithm as a nonblocking schedule.
+// A persistent collective (MPI_Bcast_init and its kin): the algorithm chosen at init, the staging, the
+// datatypes and communicator it holds, and the recording of its messages (coll::Replay, seed 004).
+// Every MPI_Start stages the inputs again and runs the algorithm as a nonblocking schedule, whose
+// messages the first start records and later ones replay. The init takes the communicator's next
+// sequence number (inits come in the same order on every rank) and every start uses its tag: the
+// recorded match bits stay valid, and the starts of one request never overlap, while each pair of
+// ranks sees its messages in order.
 struct PersistentRun;
 struct PersistentColl final : PersistentOp {
   PersistentColl(Comm *c, int id, const coll::Args &a, Call &&call)
-      : PersistentOp(true), c(c), id(id), a(a), call(std::move(call)) {}
+      : PersistentOp(true),
+        c(c),
+        id(id),
+        a(a),
+        call(std::move(call)),
+        seq(c->coll_seq++),
+        replay(uintptr_t(this)) {}
   ~PersistentColl() override {
     for (Datatype *t : types) datatype_release(t);
   }
@@ -299,6 +309,8 @@ struct PersistentColl final : PersistentOp {
   coll::Args a;  // points into `call`'s staging, which moved here with it
   Call call;
   std::vector<Datatype *> types;
+  const uint64_t seq;
+  coll::Replay replay;
   // The state of the running start, built in place: one start runs at a time, so no start allocates.
   alignas(coll::NbSchedule) unsigned char run[512];
 };
@@ -308,6 +320,7 @@ struct PersistentRun final : coll::NbSchedule {
   PersistentRun(const coll::Team &t, uint64_t seq, PersistentColl *p, pamir::Request *h)
       : NbSchedule(t, coll::seq_tag(seq), seq), p(p), h(h) {}
   void done(int result) override {
+    p->replay.end(result == 0);
     if (!result) p->call.finish();
     pamir::Request *handle = h;
     this->~PersistentRun();
@@ -322,9 +335,11 @@ static_assert(sizeof(PersistentRun) <= sizeof PersistentColl::run &&
               alignof(PersistentRun) <= alignof(coll::NbSchedule));
 
 int PersistentColl::start(const char *, pamir::Request *h) {
-  auto *r = new (run) PersistentRun(team_of(c), c->coll_seq++, this, h);
+  auto *r = new (run) PersistentRun(team_of(c), seq, this, h);
   ++coll::g_algorithm_runs[id];
   call.begin();
+  replay.begin();
+  r->sched.replay_with(&replay);
   h->active = true;
   h->complete = false;
   r->start(coll::algorithm(id).fn(r->sched, a));

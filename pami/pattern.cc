@@ -1,6 +1,5 @@
 #include "pami/pattern.h"
 
-#include "pami/context.h"
 #include "pami/stats.h"
 
 namespace pamir {
@@ -39,7 +38,7 @@ uint32_t PatternFifo::record(uint64_t id, uint32_t n, uint32_t k) {
     s = uint32_t(sections_.size());
     sections_.emplace_back();
   }
-  sections_[s] = Section{at, at + n, k, id, ++generations_, true};
+  sections_[s] = Section{at, at + n, k, id, ++generations_};
   by_start_.emplace(at, s);
   used_ += n;
   for (uint32_t i = at; i < at + n; ++i) fifo_[i] = Descriptor{};
@@ -72,8 +71,8 @@ void PatternFifo::reclaim(uint32_t s) {
 }
 
 void PatternFifo::release(uint32_t s, uint64_t generation) {
-  if (!live(s, generation)) return;
-  sections_[s].live = false;
+  if (!live(s, generation) || generation == 0) return;
+  sections_[s].generation = 0;
   ++releases_;
   if (drained(sections_[s]))
     reclaim(s);
@@ -90,7 +89,7 @@ void PatternFifo::release_naming(const Request *op) {
     const uint32_t s = it->second;
     const Section &sec = sections_[s];
     ++it;  // release() may erase s's entry
-    if (!sec.live) continue;
+    if (!sec.generation) continue;
     for (uint32_t i = sec.start; i < sec.end; ++i)
       if (fifo_[i].req == op) {
         release(s, sec.generation);
@@ -101,54 +100,15 @@ void PatternFifo::release_naming(const Request *op) {
 
 uint32_t PatternFifo::find(uint64_t id) const {
   for (const auto &e : by_start_)
-    if (sections_[e.second].live && sections_[e.second].id == id) return e.second;
+    if (sections_[e.second].generation && sections_[e.second].id == id) return e.second;
   return kNone;
 }
 
-namespace {
-inline void count_down(PatternCounter &k, Request *last) {
-  if (--k.value == 0) k.zero(k.arg, last);
-}
-// A recorded operation starts again: its description stays, its protocol state is reset.
-inline void rearm(Request *r, PatternCounter &k) {
-  r->complete = false;
-  r->acked = false;
-  r->started = false;
-  r->status = Status{};
-  r->ack_ref = 0;
-  r->rdv_counter = 0;
-  r->rdv_cookie = 0;
-  r->ext = &k;
-  r->on_complete = pattern_op_done;
-}
-}  // namespace
-
 void pattern_op_done(Request *op) {
-  count_down(*static_cast<PatternCounter *>(op->ext), op);
+  pattern_count_down(*static_cast<PatternCounter *>(op->ext), op);
 }
 
-void inject(Context &ctx, PatternFifo &fifo) {
-  while (!fifo.empty()) {
-    const Descriptor &d = fifo.pop();
-    PatternCounter &k = fifo.counter(d.counter);
-    switch (d.intent) {
-      case Intent::eager_send:
-        if ((d.flags & kDescImmediate) && ctx.try_send_immediate(d.task, d.bits, d.addr, d.length)) {
-          count_down(k, nullptr);
-          break;
-        }
-        [[fallthrough]];
-      case Intent::remote_get:
-        rearm(d.req, k);
-        ctx.start_send(d.req, d.protocol);
-        break;
-      case Intent::receive:
-        rearm(d.req, k);
-        ctx.start_recv(d.req);
-        break;
-    }
-  }
-}
+void pattern_zero_ignored(void *, Request *) {}
 
 PatternFifo g_patterns;
 

@@ -17,12 +17,11 @@
 #include <memory>
 #include <vector>
 
+#include "pami/context.h"
 #include "pami/request.h"
 #include "pami/select.h"
 
 namespace pamir {
-
-class Context;
 
 // What a descriptor does. The ready-token direct put (seed 004's third intent) is not built yet.
 enum class Intent : uint8_t {
@@ -33,6 +32,7 @@ enum class Intent : uint8_t {
 
 enum DescriptorFlags : uint8_t {
   kDescImmediate = 1,  // one packet from a contiguous buffer, no signature: sent without its request
+  kDescTyped = 2,      // its operation has a layout (non-contiguous data, seed 003)
 };
 
 // One message of a pattern, in one cache line.
@@ -91,10 +91,11 @@ class PatternFifo {
   // Grows at every release: a pattern that found no room tries again only once something was freed.
   uint64_t releases() const { return releases_; }
 
-  // A section's identity: a released section's number is reused, its generation is not.
+  // A section's identity: a released section's number is reused, its generation is not (a released
+  // section's generation is 0, which no live one has).
   uint64_t generation(uint32_t s) const { return sections_[s].generation; }
   bool live(uint32_t s, uint64_t generation) const {
-    return s < sections_.size() && sections_[s].live && sections_[s].generation == generation;
+    return s < sections_.size() && sections_[s].generation == generation;
   }
   uint32_t size(uint32_t s) const { return sections_[s].end - sections_[s].start; }
   uint64_t id(uint32_t s) const { return sections_[s].id; }
@@ -102,7 +103,8 @@ class PatternFifo {
   // Re-arms the section's counters and sets head and tail to its bounds (seed 004's replay).
   void rewind(uint32_t s) {
     const Section &sec = sections_[s];
-    for (uint32_t i = sec.start; i < sec.start + sec.counters; ++i) counters_[i].value = counters_[i].armed;
+    PatternCounter *k = &counters_[sec.start];
+    for (uint32_t i = 0; i < sec.counters; ++i) k[i].value = k[i].armed;
     head_ = sec.start;
     tail_ = sec.end;
   }
@@ -122,8 +124,7 @@ class PatternFifo {
   struct Section {
     uint32_t start = 0, end = 0, counters = 0;
     uint64_t id = 0;
-    uint64_t generation = 0;
-    bool live = false;
+    uint64_t generation = 0;  // 0: released
   };
   uint32_t capacity_;
   std::unique_ptr<Descriptor[]> fifo_;
@@ -145,8 +146,44 @@ class PatternFifo {
 // the pattern runs).
 void pattern_op_done(Request *op);
 
-// Injects the descriptors between the FIFO's head and tail (after rewind()) through the context.
-void inject(Context &ctx, PatternFifo &fifo);
+inline void pattern_count_down(PatternCounter &k, Request *last) {
+  if (--k.value == 0) k.zero(k.arg, last);
+}
+
+// Carries out one descriptor through the context, counted down on k: an immediate send straight to the
+// device, without its request; the others re-arm their operation (its description stays, its protocol
+// state is reset) and start it with the protocol recorded.
+[[gnu::always_inline]] inline void inject_one(Context &ctx, const Descriptor &d, PatternCounter &k) {
+  if ((d.flags & kDescImmediate) && ctx.try_send_immediate(d.task, d.bits, d.addr, d.length)) {
+    pattern_count_down(k, nullptr);
+    return;
+  }
+  Request *r = d.req;
+  r->complete = false;
+  r->acked = false;
+  r->started = false;
+  r->status = Status{};
+  r->ack_ref = 0;
+  r->rdv_counter = 0;
+  r->rdv_cookie = 0;
+  r->ext = &k;
+  r->on_complete = pattern_op_done;
+  if (d.intent == Intent::receive)
+    ctx.start_recv(r);
+  else
+    ctx.start_send(r, d.protocol);
+}
+
+// Injects the descriptors between the FIFO's head and tail (after rewind()).
+[[gnu::always_inline]] inline void inject(Context &ctx, PatternFifo &fifo) {
+  while (!fifo.empty()) {
+    const Descriptor &d = fifo.pop();
+    inject_one(ctx, d, fifo.counter(d.counter));
+  }
+}
+
+// A counter whose zero needs no action (the waiter polls its value).
+void pattern_zero_ignored(void *arg, Request *last);
 
 // The process's FIFO, sized by PAMIR_PATTERN_FIFO at Context::init.
 extern PatternFifo g_patterns;

@@ -46,6 +46,7 @@ void print_stats(int rank) {
       {"pattern.descriptors", s.pattern_descriptors},
       {"pattern.replays", s.pattern_replays},
       {"pattern.fallbacks", s.pattern_fallbacks},
+      {"pattern.diverged", s.pattern_diverged},
   };
   for (const auto &c : counters)
     std::fprintf(stderr, "pamir stats: rank %d %s %llu\n", rank, c.name, (unsigned long long)c.value);

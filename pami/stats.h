@@ -33,11 +33,13 @@ struct Stats {
   uint64_t dt_packed_packets = 0;
   uint64_t dt_unpacked_packets = 0;
   // Record and replay (seed 004): sections recorded, descriptors built into them, starts that
-  // replayed a section (the recording start included), and starts that found no room in the FIFO.
+  // replayed a section (the recording start included; a persistent collective counts each phase), starts
+  // that found no room in the FIFO, and collective starts whose messages differed from the recording.
   uint64_t pattern_records = 0;
   uint64_t pattern_descriptors = 0;
   uint64_t pattern_replays = 0;
   uint64_t pattern_fallbacks = 0;
+  uint64_t pattern_diverged = 0;
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};

@@ -297,6 +297,49 @@ void changed_patterns() {
   MPI_Request_free(&other[1]);
 }
 
+// A persistent allreduce: its first start records one section per phase, later starts replay them with
+// the inputs of the moment. Every third start runs while a nonblocking allreduce holds the coroutine
+// frame the recording used: the messages then differ from the recording (the algorithm's scratch is in
+// its frame), and that start must go the ordinary way and still be right.
+void persistent_allreduce() {
+  constexpr int kCount = 8;
+  double in[kCount] = {}, out[kCount] = {}, other_in = 1, other_out = 0;
+  MPI_Request req;
+  MPI_Allreduce_init(in, out, kCount, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  for (int i = 0; i < kCount; ++i) in[i] = me + i;
+  MPI_Start(&req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  const Stats first = stats();
+  EXPECT(first.pattern_records >= 1, "the first start recorded no section");
+  int bad = 0;
+  for (int iter = 1; iter <= 100; ++iter) {
+    for (int i = 0; i < kCount; ++i) in[i] = iter * 100 + me * 10 + i;
+    MPI_Start(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int i = 0; i < kCount; ++i) bad += out[i] != 2.0 * (iter * 100 + i) + 10;  // ranks 0 and 1
+  }
+  EXPECT(bad == 0, "%d wrong results over 100 replays", bad);
+  EXPECT(stats().pattern_records == first.pattern_records &&
+             stats().pattern_descriptors == first.pattern_descriptors,
+         "replays recorded %llu sections",
+         (unsigned long long)(stats().pattern_records - first.pattern_records));
+  EXPECT(stats().pattern_replays >= first.pattern_replays + 100, "%llu phase replays in 100 starts",
+         (unsigned long long)(stats().pattern_replays - first.pattern_replays));
+  bad = 0;
+  for (int iter = 1; iter <= 60; ++iter) {
+    for (int i = 0; i < kCount; ++i) in[i] = iter * 7 + me * 3 + i;
+    MPI_Request other = MPI_REQUEST_NULL;
+    if (iter % 3 == 0) MPI_Iallreduce(&other_in, &other_out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &other);
+    MPI_Start(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Wait(&other, MPI_STATUS_IGNORE);
+    for (int i = 0; i < kCount; ++i) bad += out[i] != 2.0 * (iter * 7 + i) + 3;
+    if (iter % 3 == 0) bad += other_out != 2;
+  }
+  EXPECT(bad == 0, "%d wrong results with nonblocking allreduces in between", bad);
+  MPI_Request_free(&req);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -314,6 +357,7 @@ int main(int argc, char **argv) {
     descriptors_match_requests();
     ordinary_between_replays();
     changed_patterns();
+    persistent_allreduce();
   }
   thousand_patterns(full);
   int all = 0;
