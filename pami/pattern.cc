@@ -110,6 +110,6 @@ void pattern_op_done(Request *op) {
 
 void pattern_zero_ignored(void *, Request *) {}
 
-PatternFifo g_patterns;
+PatternFifo *const g_patterns = new PatternFifo;
 
 }  // namespace pamir

@@ -185,10 +185,11 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
 // A counter whose zero needs no action (the waiter polls its value).
 void pattern_zero_ignored(void *arg, Request *last);
 
-// The process's FIFO, sized by PAMIR_PATTERN_FIFO at Context::init.
-extern PatternFifo g_patterns;
+// The process's FIFO, sized by PAMIR_PATTERN_FIFO at Context::init. Created when the library is loaded
+// and never destroyed, like the context: a request freed by an atexit handler may still reach it.
+extern PatternFifo *const g_patterns;
 inline PatternFifo &patterns() {
-  return g_patterns;
+  return *g_patterns;
 }
 
 }  // namespace pamir

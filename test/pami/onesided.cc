@@ -19,24 +19,14 @@
 #include "pami/context.h"
 #include "pami/dispatch.h"
 #include "pami/stats.h"
+#include "test/pami/expect.h"
 #include "test/refuse_cma.h"
 
 using namespace pamir;
+using pamir::test::failures;
+using pamir::test::me;
 
 namespace {
-
-int failures = 0;
-int me = 0;
-
-#define EXPECT(cond, ...)                                                          \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      std::fprintf(stderr, "rank %d: %s:%d: %s: ", me, __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                           \
-      std::fputc('\n', stderr);                                                    \
-      ++failures;                                                                  \
-    }                                                                              \
-  } while (0)
 
 uint8_t pattern(uint64_t seed, uint64_t i) {
   return uint8_t((i * 131 + seed * 7 + (i >> 9)) & 0xFF);

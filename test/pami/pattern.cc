@@ -18,24 +18,16 @@
 #include "pami/context.h"
 #include "pami/match.h"
 #include "pami/stats.h"
+#include "test/pami/expect.h"
 
 using namespace pamir;
+using pamir::test::checks;
+using pamir::test::failures;
+using pamir::test::me;
 
 namespace {
 
-int failures = 0, checks = 0;
-int me = 0, peer = 1;
-
-#define EXPECT(cond, ...)                                                          \
-  do {                                                                             \
-    ++checks;                                                                      \
-    if (!(cond)) {                                                                 \
-      std::fprintf(stderr, "rank %d: %s:%d: %s: ", me, __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                           \
-      std::fputc('\n', stderr);                                                    \
-      ++failures;                                                                  \
-    }                                                                              \
-  } while (0)
+int peer = 1;
 
 uint8_t byte_of(int iter, int msg, size_t i) {
   return uint8_t(iter * 31 + msg * 7 + i * 13 + (i >> 8));
