@@ -30,20 +30,33 @@ void Replay::reset() {
 }
 
 void Replay::begin() {
-  PatternFifo &f = patterns();
   phase_ = 0;
   first_ = next_ = end_ = nullptr;
   armed_ = nullptr;
-  bool live = recorded_ && !invalid_;
-  for (const Phase &p : phases_) live = live && f.live(p.section, p.generation);
-  if (live) {
+  // Only this recording releases its sections (its operations are its own, and no other pattern names
+  // them), so a recording that ran to its end is still whole.
+  if (recorded_ && !invalid_) {
     mode_ = Mode::replay;
+    arm();
     return;
   }
   if (!phases_.empty() || !ops_.empty()) reset();
   invalid_ = false;
+  PatternFifo &f = patterns();
   mode_ = f.capacity() && f.releases() != no_room_ ? Mode::record : Mode::ordinary;
   if (mode_ == Mode::ordinary) ++stats().pattern_fallbacks;
+}
+
+// The current phase's counter is armed and head and tail set to its section, before the algorithm
+// posts its messages: each then only takes the next descriptor.
+void Replay::arm() {
+  if (phase_ >= phases_.size()) return;
+  const Phase &ph = phases_[phase_];
+  patterns().rewind(ph.section);
+  armed_ = ph.counter;
+  first_ = next_ = ph.first;
+  end_ = ph.first + ph.size;
+  ++stats().pattern_replays;
 }
 
 void Replay::end(bool ok) {
@@ -66,19 +79,8 @@ bool Replay::message_slow(Sched &s, bool send, int peer, void *buf, uint64_t byt
   Context &ctx = context();
   const uint32_t task = s.team.tasks[peer];
   if (mode_ == Mode::replay) {
-    if (first_ || phase_ >= phases_.size()) {
-      diverge();  // not the next recorded message, or one more than were recorded
-      return false;
-    }
-    // The phase's first message: its counter is armed, head and tail set to its section.
-    const Phase &ph = phases_[phase_];
-    patterns().rewind(ph.section);
-    armed_ = ph.counter;
-    first_ = next_ = ph.first;
-    end_ = ph.first + ph.size;
-    ++stats().pattern_replays;
-    if (message(s, send, peer, buf, bytes, layout, elems)) return true;
-    return false;  // message() diverged through message_slow
+    diverge();  // not the next recorded message, or one more than were recorded
+    return false;
   }
   if (mode_ != Mode::record) return false;
   if (s.npending_ == Sched::kMaxPending) {
@@ -146,8 +148,7 @@ int Replay::end_phase() {
     staged_.clear();
     return 0;
   }
-  if (!first_) return 0;  // nothing replayed in this phase (a wait without messages, or the ordinary way)
-  (void)f;
+  if (next_ == first_) return 0;  // nothing replayed in this phase (a wait without messages)
   int err = 0;
   for (const Descriptor *d = first_; d != next_; ++d) {
     const Request *r = d->req;
@@ -156,9 +157,12 @@ int Replay::end_phase() {
     if (!err && e != Err::ok) err = int(e);
   }
   if (mode_ == Mode::replay && next_ != end_) diverge();  // fewer messages than recorded
-  ++phase_;
   first_ = next_ = end_ = nullptr;
   armed_ = nullptr;
+  if (mode_ == Mode::replay) {
+    ++phase_;
+    arm();
+  }
   return err;
 }
 

@@ -56,8 +56,14 @@ class Replay {
     }
     return message_slow(s, send, peer, buf, bytes, layout, elems);
   }
-  // Whether the replayed messages of the current phase have all completed.
-  bool ready() const { return !armed_ || armed_->value == 0; }
+  // Whether the replayed messages of the current phase have all completed. Called only while the
+  // algorithm waits: a phase it left with fewer messages than were recorded diverges here, so that
+  // its counter stops waiting for them.
+  bool ready() {
+    if (next_ != end_ && next_ != first_) [[unlikely]]
+      diverge();
+    return next_ == first_ || armed_->value == 0;
+  }
   // The phase is over (its wait returned): the first error of its replayed messages (0: none).
   int end_phase();
 
@@ -78,6 +84,7 @@ class Replay {
   bool message_slow(Sched &s, bool send, int peer, void *buf, uint64_t bytes, const dt::Layout *layout,
                     uint64_t elems);
   void reset();
+  void arm();
   void diverge();
 
   const uint64_t id_;
