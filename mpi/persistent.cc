@@ -131,10 +131,17 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
   d.counter = counter;
   d.addr = rec->buf;
   d.length = rec->bytes;
+  const bool rendezvous = context().send_table().select(rec->bytes) == pamir::SendProtocol::rdma;
   if (recv) {
     d.intent = pamir::Intent::receive;
     d.task = peer == MPI_ANY_SOURCE ? UINT32_MAX : c->task_of(peer);
     d.bits = match_bits(rec->ctx, rec->source, rec->tag);
+    // A receive of the rendezvous sizes from one source and tag offers its buffer to a direct put;
+    // a wildcard never does, nor a layout or a checked signature (the put carries neither).
+    if (rendezvous && peer != MPI_ANY_SOURCE && tag != MPI_ANY_TAG && !rec->layout && !rec->sig_layout) {
+      d.flags = pamir::kDescToken;
+      rec->peer_task = d.task;  // where its tokens go (a match sets it again, to the same task)
+    }
     return;
   }
   d.task = rec->peer_task;
@@ -143,6 +150,8 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
   d.intent = d.protocol == pamir::SendProtocol::rdma ? pamir::Intent::remote_get : pamir::Intent::eager_send;
   if (d.protocol == pamir::SendProtocol::immediate && !rec->layout && !rec->sig && !rec->sync)
     d.flags = pamir::kDescImmediate;
+  if (rendezvous && d.intent == pamir::Intent::remote_get && !rec->layout && !rec->sig && !rec->sync)
+    d.flags = pamir::kDescDirect;
 }
 
 // Makes h active on its recorded operation, before its section is injected (which may complete it).

@@ -94,6 +94,12 @@ void Matcher::add_unexpected(Unexpected *u) {
   ++unexpected_;
 }
 
+bool Matcher::first_for(const Request *r, int32_t src, int32_t tag) {
+  const Request *first =
+      queues(r->ctx).posted.find([&](Request *p) { return accepts(p->source, p->tag, src, tag); });
+  return first == r;
+}
+
 bool Matcher::unpost(Request *r) {
   if (!r->posted) return false;
   queues(r->ctx).posted.remove(r);

@@ -75,6 +75,8 @@ class Matcher {
   void add_unexpected(Unexpected *u);
   // Removes a posted receive (cancel); false if it was already matched.
   bool unpost(Request *r);
+  // Whether posted receive r is the first in its queue that a message from src with tag would match.
+  bool first_for(const Request *r, int32_t src, int32_t tag);
 
   size_t posted_count() const { return posted_; }
   size_t unexpected_count() const { return unexpected_; }

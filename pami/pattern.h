@@ -33,6 +33,8 @@ enum class Intent : uint8_t {
 enum DescriptorFlags : uint8_t {
   kDescImmediate = 1,  // one packet from a contiguous buffer, no signature: sent without its request
   kDescTyped = 2,      // its operation has a layout (non-contiguous data, seed 003)
+  kDescToken = 4,      // a receive that sends its source a ready token when started
+  kDescDirect = 8,     // a send that puts straight into the receive's buffer when its token is here
 };
 
 // One message of a pattern, in one cache line.
@@ -158,6 +160,10 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
     pattern_count_down(k, nullptr);
     return;
   }
+  if ((d.flags & kDescDirect) && ctx.direct_put(d.task, d.bits, d.addr, d.length)) {
+    pattern_count_down(k, nullptr);
+    return;
+  }
   Request *r = d.req;
   r->complete = false;
   r->acked = false;
@@ -166,12 +172,15 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
   r->ack_ref = 0;
   r->rdv_counter = 0;
   r->rdv_cookie = 0;
+  r->token = false;
   r->ext = &k;
   r->on_complete = pattern_op_done;
-  if (d.intent == Intent::receive)
+  if (d.intent == Intent::receive) {
     ctx.start_recv(r);
-  else
+    if (d.flags & kDescToken) ctx.ready_token(r);
+  } else {
     ctx.start_send(r, d.protocol);
+  }
 }
 
 // Injects the descriptors between the FIFO's head and tail (after rewind()).

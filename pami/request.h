@@ -60,6 +60,7 @@ struct Request : ListNode {
   bool control = false;     // an internal packet (match ack) queued behind a full device
   bool shared = false;      // the one completed-send request (request_completed_send): never released
   bool active = false;      // persistent: started, and not yet completed by a Wait or Test
+  bool token = false;       // receive: a ready token for it went to its source (it cannot be cancelled)
   Status status;
 
   // Matching (receives) and addressing (sends).

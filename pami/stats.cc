@@ -47,6 +47,9 @@ void print_stats(int rank) {
       {"pattern.replays", s.pattern_replays},
       {"pattern.fallbacks", s.pattern_fallbacks},
       {"pattern.diverged", s.pattern_diverged},
+      {"direct.tokens", s.direct_tokens},
+      {"direct.puts", s.direct_puts},
+      {"direct.put_bytes", s.direct_put_bytes},
   };
   for (const auto &c : counters)
     std::fprintf(stderr, "pamir stats: rank %d %s %llu\n", rank, c.name, (unsigned long long)c.value);

@@ -40,6 +40,10 @@ struct Stats {
   uint64_t pattern_replays = 0;
   uint64_t pattern_fallbacks = 0;
   uint64_t pattern_diverged = 0;
+  // The ready-token direct put: tokens this rank sent, puts it made and their bytes.
+  uint64_t direct_tokens = 0;
+  uint64_t direct_puts = 0;
+  uint64_t direct_put_bytes = 0;
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};

@@ -13,6 +13,7 @@ namespace pamir {
 // --- sending ---------------------------------------------------------------------------------------
 
 void Context::start_send(Request *r, SendProtocol proto) {
+  ++peers_[r->peer_task].sent;
   r->offset = 0;
   r->started = false;
   r->acked = false;
@@ -222,6 +223,18 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
       c->on_get_data(h, payload, payload_len);
       break;
     }
+    case kDispatchToken: {
+      TokenHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_token(src_task, h);
+      break;
+    }
+    case kDispatchPutDone: {
+      PutDoneHeader h;
+      std::memcpy(&h, hdr, sizeof h);
+      c->on_put_done(src_task, h);
+      break;
+    }
     default:
       break;
   }
@@ -264,6 +277,7 @@ void Context::finish_recv(Request *r) {
 }
 
 void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len, uint64_t sig) {
+  ++peers_[src_task].arrived;
   const uint16_t ctx = bits_ctx(h.bits);
   const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
   if (Request *r = matcher_.take_posted(ctx, src, tag)) {
@@ -352,7 +366,7 @@ void Context::start_recv(Request *r) {
 }
 
 bool Context::cancel_recv(Request *r) {
-  if (!matcher_.unpost(r)) return false;
+  if (r->token || !matcher_.unpost(r)) return false;
   r->status.cancelled = true;
   request_complete(r);
   return true;

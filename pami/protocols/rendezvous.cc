@@ -26,9 +26,6 @@ namespace pamir {
 namespace {
 // One read covers at most this much, so the target's counter moves as the data arrives.
 constexpr uint64_t kPullChunk = uint64_t(64) << 20;
-// Shared copies: from this size both ends move the data (below it the second call costs more than the
-// second core saves); Context::share_chunk cuts them.
-constexpr uint64_t kShareMin = uint64_t(256) << 10;
 
 void spin_pause(bool yield) {
   if (yield)
@@ -39,6 +36,7 @@ void spin_pause(bool yield) {
 }  // namespace
 
 void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
+  ++peers_[src_task].arrived;
   const uint16_t ctx = bits_ctx(h.bits);
   const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
   if (Request *r = matcher_.take_posted(ctx, src, tag)) {
@@ -63,8 +61,8 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
   stats().rdv_target_armed += r->rdv_counter;
   ssize_t got = 0;
   uint64_t done = 0;
-  const bool share =
-      r->rdv_counter >= kShareMin && shared_copy_ && d->share_supported() && d->remote_access(src_task) == 0;
+  const bool share = r->rdv_counter >= kShareMinBytes && shared_copy_ && d->share_supported() &&
+                     d->remote_access(src_task) == 0;
   if (r->layout || src.segs) [[unlikely]] {
     // Either side is not contiguous: common chunks, straight from the origin's layout into ours -- unless
     // the pieces are small, when a process_vm_readv of many small iovecs (each pins its pages anew) loses

@@ -332,6 +332,122 @@ void persistent_allreduce() {
   MPI_Request_free(&req);
 }
 
+// The ready-token direct put (seed 004) at a rendezvous size below the shared copy: the receiver starts
+// first, so its token is at the sender when the sender starts, and the data goes straight into the
+// receive's buffer; an ordinary MPI_Isend with the same envelope between two starts takes the token's
+// message number, so the next start must not put (it would overwrite the receive the Isend matched);
+// a wildcard receive issues no token; a receive whose token is out cannot be cancelled.
+// Rank 1 tells rank 0 it has started its receive, by a message in the same ring as (and after) the
+// token that start sent: rank 0 has the token once it has this message.
+void receiver_ready() {
+  if (me == 1)
+    MPI_Send(nullptr, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD);
+  else
+    MPI_Recv(nullptr, 0, MPI_BYTE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+void direct_put() {
+  constexpr size_t kBytes = 128 << 10;
+  if (context().send_table().select(kBytes) != SendProtocol::rdma) return;  // an eager-only table
+  std::vector<uint8_t> out(kBytes), in(kBytes), extra(kBytes), got(kBytes);
+  MPI_Request send, recv;
+  MPI_Send_init(out.data(), int(kBytes), MPI_BYTE, peer, 60, MPI_COMM_WORLD, &send);
+  MPI_Recv_init(in.data(), int(kBytes), MPI_BYTE, peer, 60, MPI_COMM_WORLD, &recv);
+  auto fill = [](std::vector<uint8_t> &v, int seed) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = byte_of(seed, 5, i);
+  };
+  auto bad = [](const std::vector<uint8_t> &v, int seed) {
+    size_t n = 0;
+    for (size_t i = 0; i < v.size(); ++i) n += v[i] != byte_of(seed, 5, i);
+    return n;
+  };
+  const Stats before = stats();
+  // Rank 1 receives, rank 0 sends: 20 starts with the receive started first.
+  for (int iter = 0; iter < 20; ++iter) {
+    if (me == 1) MPI_Start(&recv);
+    receiver_ready();
+    if (me == 0) {
+      fill(out, iter);
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Status st;
+      MPI_Wait(&recv, &st);
+      int count = 0;
+      MPI_Get_count(&st, MPI_BYTE, &count);
+      EXPECT(bad(in, iter) == 0 && count == int(kBytes) && st.MPI_SOURCE == 0 && st.MPI_TAG == 60,
+             "start %d: %zu bytes wrong, count %d, source %d, tag %d", iter, bad(in, iter), count,
+             st.MPI_SOURCE, st.MPI_TAG);
+    }
+  }
+  if (me == 0)
+    EXPECT(stats().direct_puts - before.direct_puts == 20, "%llu direct puts in 20 starts",
+           (unsigned long long)(stats().direct_puts - before.direct_puts));
+  else
+    EXPECT(stats().direct_tokens - before.direct_tokens == 20, "%llu tokens in 20 starts",
+           (unsigned long long)(stats().direct_tokens - before.direct_tokens));
+  // An ordinary send of the same envelope between two starts: the receive whose token is out takes it,
+  // and the persistent send after it goes the ordinary way to the next receive.
+  for (int iter = 0; iter < 5; ++iter) {
+    const uint64_t puts = stats().direct_puts;
+    if (me == 1) MPI_Start(&recv);
+    receiver_ready();
+    if (me == 0) {
+      fill(extra, 100 + iter);
+      MPI_Send(extra.data(), int(kBytes), MPI_BYTE, 1, 60, MPI_COMM_WORLD);
+      fill(out, 200 + iter);
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+      EXPECT(stats().direct_puts == puts, "a persistent send after an ordinary one put directly");
+    } else {
+      MPI_Wait(&recv, MPI_STATUS_IGNORE);
+      MPI_Recv(got.data(), int(kBytes), MPI_BYTE, 0, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT(bad(in, 100 + iter) == 0, "round %d: the receive holds %zu bytes not from the ordinary send",
+             iter, bad(in, 100 + iter));
+      EXPECT(bad(got, 200 + iter) == 0,
+             "round %d: the next receive holds %zu bytes not from the persistent send", iter,
+             bad(got, 200 + iter));
+    }
+  }
+  // A receive whose token is out cannot be cancelled: it completes with the message.
+  if (me == 1) {
+    MPI_Start(&recv);
+    MPI_Cancel(&recv);
+  }
+  receiver_ready();
+  if (me == 0) {
+    fill(out, 300);
+    MPI_Start(&send);
+    MPI_Wait(&send, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Status st;
+    MPI_Wait(&recv, &st);
+    int cancelled = 1;
+    MPI_Test_cancelled(&st, &cancelled);
+    EXPECT(!cancelled && bad(in, 300) == 0, "cancelled %d, %zu bytes wrong", cancelled, bad(in, 300));
+  }
+  // A wildcard receive issues no token.
+  MPI_Request any;
+  MPI_Recv_init(in.data(), int(kBytes), MPI_BYTE, MPI_ANY_SOURCE, 61, MPI_COMM_WORLD, &any);
+  const uint64_t tokens = stats().direct_tokens;
+  for (int iter = 0; iter < 3; ++iter) {
+    if (me == 1) MPI_Start(&any);
+    receiver_ready();
+    if (me == 0) {
+      fill(out, 400 + iter);
+      MPI_Send(out.data(), int(kBytes), MPI_BYTE, 1, 61, MPI_COMM_WORLD);
+    } else {
+      MPI_Wait(&any, MPI_STATUS_IGNORE);
+      EXPECT(bad(in, 400 + iter) == 0, "wildcard round %d", iter);
+    }
+  }
+  EXPECT(stats().direct_tokens == tokens, "a wildcard receive sent %llu tokens",
+         (unsigned long long)(stats().direct_tokens - tokens));
+  MPI_Request_free(&any);
+  MPI_Request_free(&send);
+  MPI_Request_free(&recv);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -350,6 +466,7 @@ int main(int argc, char **argv) {
     ordinary_between_replays();
     changed_patterns();
     persistent_allreduce();
+    direct_put();
   }
   thousand_patterns(full);
   int all = 0;
