@@ -62,16 +62,24 @@ Setting pattern_fifo{"PAMIR_PATTERN_FIFO", "65536", Type::Count,
                      "replay from at every later start (64 bytes each, allocated at the first record); a "
                      "pattern that finds no room takes the ordinary path (0: never record)",
                      nullptr};
+Setting direct_put{
+    "PAMIR_DIRECT_PUT", "0", Type::Bool,
+    "1: a replayed persistent receive of one source and tag (64 KiB to 256 KiB) sends its source a "
+    "ready token, and the replayed send that is that source's next message puts its data straight "
+    "into the receive's buffer (seed 004); off by default: measured no faster than the rendezvous "
+    "here",
+    nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER)",
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{&send_protocols,  &put_protocols, &get_protocols,   &stats,
-                                     &shm_ring_size,   &spin_count,    &sleep_max_us,    &device,
-                                     &yield_when_idle, &shm_cma,       &shm_shared_copy, &verbose,
-                                     &check_signature, &dt_chunk_min,  &pattern_fifo,    &fault};
+  static std::vector<Setting *> list{
+      &send_protocols,  &put_protocols, &get_protocols,   &stats,           &shm_ring_size,
+      &spin_count,      &sleep_max_us,  &device,          &yield_when_idle, &shm_cma,
+      &shm_shared_copy, &verbose,       &check_signature, &dt_chunk_min,    &pattern_fifo,
+      &direct_put,      &fault};
   return list;
 }
 

@@ -42,6 +42,7 @@ int Context::init(std::string &why) {
   }
   spin_ = unsigned(config::spin_count.number);
   patterns().set_capacity(uint32_t(config::pattern_fifo.number));
+  direct_put_ = config::direct_put.flag;
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
   fault_rdma_read_ = config::fault.number == 1;  // the index of rdma-read in PAMIR_FAULT's choices
   enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices (auto,yes,no)

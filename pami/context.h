@@ -94,7 +94,9 @@ class Context {
   // Whether a direct put of `bytes` can pay: one process's cross-memory write is no match for the
   // shared copy, which the ordinary rendezvous makes from kShareMinBytes (measured here: 2 MiB put in
   // 235-244 us against 79-88 us shared).
-  bool direct_put_pays(uint64_t bytes) const { return !shared_copy_ || bytes < kShareMinBytes; }
+  bool direct_put_pays(uint64_t bytes) const {
+    return direct_put_ && (!shared_copy_ || bytes < kShareMinBytes);
+  }
   // First unexpected message that a receive (ctx, src, tag) would take; removed when `remove`.
   Unexpected *probe(uint16_t ctx, int32_t src, int32_t tag, bool remove) {
     return matcher_.find_unexpected(ctx, src, tag, remove);
@@ -257,6 +259,7 @@ class Context {
   List<Request> rdv_sends_;       // rendezvous sends waiting for their acknowledgment
   bool fault_rdma_read_ = false;  // PAMIR_FAULT=rdma-read: every rendezvous read fails
   bool shared_copy_ = true;       // PAMIR_SHM_SHARED_COPY: large rendezvous copied by both ends
+  bool direct_put_ = false;       // PAMIR_DIRECT_PUT
   uint64_t dt_chunk_min_ = 0;     // PAMIR_DT_CHUNK_MIN: smaller average pieces go through the rings
   Matcher matcher_;
   // The receive whose layout the last packet was unpacked into, and where in it: a message's packets

@@ -48,9 +48,11 @@ ok_case onesided.no_cma 0 PAMIR_SHM_CMA=0 -- eager
 
 # Record and replay (seed 004): descriptors against requests, replays, changed and freed patterns, a
 # thousand patterns in one FIFO; then a FIFO too small for them, whose overflow takes the ordinary path.
+# With PAMIR_DIRECT_PUT=1 the replayed rendezvous-size pairs put straight into the receive's buffer.
 PROG=$PATTERN ok_case pattern.defaults 0 --
+PROG=$PATTERN ok_case pattern.direct_put 0 PAMIR_DIRECT_PUT=1 --
 PROG=$PATTERN ok_case pattern.full 0 PAMIR_PATTERN_FIFO=600 -- full
-PROG=$PATTERN ok_case pattern.eager_only 0 PAMIR_SEND_PROTOCOLS=eager --
+PROG=$PATTERN ok_case pattern.eager_only 0 PAMIR_SEND_PROTOCOLS=eager PAMIR_DIRECT_PUT=1 --
 
 # A refused peer is named once per direction under PAMIR_VERBOSE, and the counts reach PAMIR_STATS.
 if run onesided.verbose_stats 0 TEST_REFUSE_CMA=1 PAMIR_VERBOSE=1 PAMIR_STATS=1 -- eager; then
