@@ -257,7 +257,9 @@ struct StartallPattern {
   uint64_t generation = 0;
   uint64_t no_room = UINT64_MAX;  // the FIFO's releases() when it had no room for this array
   bool recordable = false;        // it holds requests a section can describe
-  std::vector<pamir::Request *> handles;
+  // The requests it was recorded with, by serial: a request freed and another made at the same
+  // address (the pool reuses them) is another request.
+  std::vector<uint64_t> serials;
 };
 std::unordered_map<const MPI_Request *, StartallPattern> startall_patterns;
 
@@ -301,8 +303,8 @@ int startall_record(const char *fn_, int count, MPI_Request array[]) {
   StartallPattern &sp = startall_patterns[array];
   f.release(sp.section, sp.generation);  // no longer this array's pattern (if not released already)
   sp.section = pamir::PatternFifo::kNone;
-  sp.handles.clear();
-  for (int i = 0; i < count; ++i) sp.handles.push_back(request_of(array[i]));
+  sp.serials.clear();
+  for (int i = 0; i < count; ++i) sp.serials.push_back(persistent_op(request_of(array[i]))->serial);
   const uint32_t s = n ? f.record(uintptr_t(array), n, n) : pamir::PatternFifo::kNone;
   sp.recordable = n != 0;
   if (s == pamir::PatternFifo::kNone) {
@@ -448,10 +450,10 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   // tells whether the array holds the requests its section was recorded with.
   auto it = startall_patterns.find(array_of_requests);
   const StartallPattern *sp = it != startall_patterns.end() ? &it->second : nullptr;
-  bool same = sp && sp->handles.size() == size_t(count);
+  bool same = sp && sp->serials.size() == size_t(count);
   for (int i = 0; i < count; ++i) {
     pamir::Request *h = PAMIR_PERSISTENT(array_of_requests[i]);
-    same = same && sp->handles[size_t(i)] == h;
+    same = same && sp->serials[size_t(i)] == persistent_op(h)->serial;
   }
   if (same) {
     pamir::PatternFifo &f = pamir::patterns();

@@ -47,7 +47,9 @@ struct PersistentOp {
   // reaches the device through one indirect call only, as an MPI_Isend does.
   virtual int start(const char *fn_, pamir::Request *h) = 0;
   const bool collective;
-  uint64_t mark = 0;  // MPI_Startall's recording: seen in this array already
+  const uint64_t serial = ++serials;  // unique for the process's life (handles are reused)
+  uint64_t mark = 0;                  // MPI_Startall's recording: seen in this array already
+  static inline uint64_t serials = 0;
   virtual void cancel() {}
   virtual void free_active() {}  // h is freed while active: the running operation completes alone
 };

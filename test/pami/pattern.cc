@@ -338,6 +338,38 @@ void persistent_allreduce() {
 // receive's buffer; an ordinary MPI_Isend with the same envelope between two starts takes the token's
 // message number, so the next start must not put (it would overwrite the receive the Isend matched);
 // a wildcard receive issues no token; a receive whose token is out cannot be cancelled.
+// A request the section does not hold (a send to MPI_PROC_NULL) freed, and a recordable one made in
+// its place, most likely at the same address (the pool reuses it): the array must record anew, or
+// the new send would never start.
+void replaced_unrecorded_request() {
+  int v = 0, r = -1, x = -1;
+  MPI_Request arr[2];
+  MPI_Send_init(&v, 1, MPI_INT, MPI_PROC_NULL, 70, MPI_COMM_WORLD, &arr[0]);
+  MPI_Recv_init(&r, 1, MPI_INT, peer, 70, MPI_COMM_WORLD, &arr[1]);
+  const int mine = 10 + me;
+  MPI_Startall(2, arr);
+  MPI_Send(&mine, 1, MPI_INT, peer, 70, MPI_COMM_WORLD);
+  MPI_Waitall(2, arr, MPI_STATUSES_IGNORE);
+  EXPECT(r == 10 + peer, "first start got %d", r);
+  const MPI_Request old = arr[0];
+  MPI_Request_free(&arr[0]);
+  MPI_Send_init(&v, 1, MPI_INT, peer, 71, MPI_COMM_WORLD, &arr[0]);
+  const bool reused = arr[0] == old;
+  v = 20 + me;
+  r = -1;
+  const uint64_t records = stats().pattern_records;
+  MPI_Startall(2, arr);
+  MPI_Send(&mine, 1, MPI_INT, peer, 70, MPI_COMM_WORLD);
+  MPI_Recv(&x, 1, MPI_INT, peer, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Waitall(2, arr, MPI_STATUSES_IGNORE);
+  EXPECT(r == 10 + peer && x == 20 + peer, "after the replacement (handle %s): got %d and %d",
+         reused ? "reused" : "new", r, x);
+  EXPECT(stats().pattern_records == records + 1, "%llu sections recorded for the changed array",
+         (unsigned long long)(stats().pattern_records - records));
+  MPI_Request_free(&arr[0]);
+  MPI_Request_free(&arr[1]);
+}
+
 // Rank 1 tells rank 0 it has started its receive, by a message in the same ring as (and after) the
 // token that start sent: rank 0 has the token once it has this message.
 void receiver_ready() {
@@ -471,6 +503,7 @@ int main(int argc, char **argv) {
     descriptors_match_requests();
     ordinary_between_replays();
     changed_patterns();
+    replaced_unrecorded_request();
     persistent_allreduce();
     direct_put();
   }
