@@ -1,5 +1,7 @@
 #include "pami/pattern.h"
 
+#include <new>
+
 #include "pami/stats.h"
 
 namespace pamir {
@@ -11,8 +13,14 @@ void PatternFifo::set_capacity(uint32_t capacity) {
 uint32_t PatternFifo::record(uint64_t id, uint32_t n, uint32_t k) {
   if (n == 0 || k > n || n > capacity_) return kNone;
   if (!fifo_) {
-    fifo_.reset(new Descriptor[capacity_]);
-    counters_.reset(new PatternCounter[capacity_]);
+    fifo_.reset(
+        static_cast<Descriptor *>(std::aligned_alloc(alignof(Descriptor), sizeof(Descriptor) * capacity_)));
+    counters_.reset(static_cast<PatternCounter *>(std::malloc(sizeof(PatternCounter) * capacity_)));
+    if (!fifo_ || !counters_) {
+      fifo_.reset();
+      counters_.reset();
+      return kNone;  // no memory: every pattern takes the ordinary path
+    }
   }
   std::erase_if(draining_, [this](uint32_t d) {
     if (!drained(sections_[d])) return false;
@@ -41,8 +49,8 @@ uint32_t PatternFifo::record(uint64_t id, uint32_t n, uint32_t k) {
   sections_[s] = Section{at, at + n, k, id, ++generations_};
   by_start_.emplace(at, s);
   used_ += n;
-  for (uint32_t i = at; i < at + n; ++i) fifo_[i] = Descriptor{};
-  for (uint32_t i = at; i < at + k; ++i) counters_[i] = PatternCounter{};
+  for (uint32_t i = at; i < at + n; ++i) new (&fifo_[i]) Descriptor{};
+  for (uint32_t i = at; i < at + k; ++i) new (&counters_[i]) PatternCounter{};
   ++stats().pattern_records;
   return s;
 }

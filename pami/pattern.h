@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <vector>
@@ -129,8 +130,13 @@ class PatternFifo {
     uint64_t generation = 0;  // 0: released
   };
   uint32_t capacity_;
-  std::unique_ptr<Descriptor[]> fifo_;
-  std::unique_ptr<PatternCounter[]> counters_;
+  // Raw storage, allocated at the first record and constructed a section at a time: only the pages of
+  // recorded sections are ever touched (a process with a few patterns does not pay 6 MiB).
+  struct FreeStorage {
+    void operator()(void *p) const { std::free(p); }
+  };
+  std::unique_ptr<Descriptor[], FreeStorage> fifo_;
+  std::unique_ptr<PatternCounter[], FreeStorage> counters_;
   std::vector<Section> sections_;
   std::vector<uint32_t> free_sections_;
   std::map<uint32_t, uint32_t> by_start_;  // live sections by first descriptor: first-fit placement
