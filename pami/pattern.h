@@ -1,12 +1,12 @@
 // Record and replay of communication patterns (seed 004): the descriptor FIFO.
 //
-// A pattern (a persistent request, the requests one MPI_Startall starts together, later a persistent
-// collective's phase) is recorded once as descriptors in a section of one FIFO: where each message goes,
-// from which address, how long, by which protocol, with which match bits, and the counter its completion
-// counts down. Starting the pattern again sets the FIFO's head and tail to the section's bounds and
-// injects the descriptors between them: nothing is built, allocated, selected or computed anew. A
-// recorded section is never patched; a changed pattern is recorded into a new section, and a pattern
-// that finds no room takes the ordinary path.
+// A pattern (a persistent request, the requests one MPI_Startall starts together, a phase of a
+// persistent collective: collectives/replay.h) is recorded once as descriptors in a section of one FIFO:
+// where each message goes, from which address, how long, by which protocol, with which match bits, and the
+// counter its completion counts down. Starting the pattern again sets the FIFO's head and tail to the
+// section's bounds and injects the descriptors between them: nothing is built, allocated, selected or
+// computed anew. A recorded section is never patched; a changed pattern is recorded into a new section, and a
+// pattern that finds no room takes the ordinary path.
 //
 // The layer above owns the operations (pamir::Request) the descriptors arm, and releases a section
 // before it releases an operation the section names.
@@ -24,7 +24,9 @@
 
 namespace pamir {
 
-// What a descriptor does. The ready-token direct put (seed 004's third intent) is not built yet.
+// What a descriptor does. Seed 004's third intent, the direct put, is a choice each start of a
+// remote_get send makes (kDescDirect, pami/protocols/direct.cc): whether it may put, and where, is what
+// the receiver's ready token for that start says, which a recorded descriptor cannot hold.
 enum class Intent : uint8_t {
   eager_send,  // the data goes out in the device's packets: immediate or eager (copied by the target)
   remote_get,  // a request-to-send; the target reads the data (RDMA-read rendezvous, seed 001)
@@ -49,8 +51,7 @@ struct alignas(64) Descriptor {
   uint64_t length = 0;                          // bytes (sends), capacity (receives)
   uint32_t counter = 0;                         // the FIFO's counter this descriptor counts down
   uint32_t section = 0;
-  uint64_t dest_offset = 0;  // a direct put's address in the target (none yet: 0)
-  Request *req = nullptr;    // the operation it arms, owned by the layer above
+  Request *req = nullptr;  // the operation it arms, owned by the layer above
 };
 static_assert(sizeof(Descriptor) == 64, "a descriptor is one cache line");
 
