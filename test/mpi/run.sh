@@ -81,6 +81,9 @@ if has persistent; then
   # requests are recorded in turn and every MPI_Startall of two or more falls back.
   ok_case persistent.no_fifo 0 2 PAMIR_PATTERN_FIFO=0 -- persistent
   ok_case persistent.tiny_fifo 0 3 PAMIR_PATTERN_FIFO=1 -- persistent
+  # The same rules with the direct put on and 256 B messages in the rendezvous range, where replayed
+  # pairs whose receive started first put straight into its buffer (test/pami/pattern counts them).
+  ok_case persistent.direct_put 0 3 PAMIR_DIRECT_PUT=1 PAMIR_SEND_PROTOCOLS=immediate:64,eager:128,rdma -- persistent
 fi
 # pt2pt_order receives in random order with blocking sends on the other side: it relies on standard sends
 # being buffered, which MPI allows an implementation not to do (a rendezvous send waits for its match), so
