@@ -106,9 +106,7 @@ bool Replay::message_slow(Sched &s, bool send, int peer, void *buf, uint64_t byt
   d.req = r;
   if (layout) d.flags = kDescTyped;
   if (send) {
-    d.protocol = ctx.send_table().select(bytes);
-    d.intent = d.protocol == SendProtocol::rdma ? Intent::remote_get : Intent::eager_send;
-    if (d.protocol == SendProtocol::immediate && !layout) d.flags = kDescImmediate;
+    describe_send(d, ctx.send_table(), bytes, !layout);
   } else {
     d.intent = Intent::receive;
   }

@@ -146,12 +146,9 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
   }
   d.task = rec->peer_task;
   d.bits = match_bits(rec->ctx, rec->source, rec->tag);
-  d.protocol = context().send_table().select(rec->bytes);
-  d.intent = d.protocol == pamir::SendProtocol::rdma ? pamir::Intent::remote_get : pamir::Intent::eager_send;
-  if (d.protocol == pamir::SendProtocol::immediate && !rec->layout && !rec->sig && !rec->sync)
-    d.flags = pamir::kDescImmediate;
-  if (rendezvous && d.intent == pamir::Intent::remote_get && !rec->layout && !rec->sig && !rec->sync)
-    d.flags = pamir::kDescDirect;
+  const bool plain = !rec->layout && !rec->sig && !rec->sync;
+  pamir::describe_send(d, context().send_table(), rec->bytes, plain);
+  if (rendezvous && plain) d.flags |= pamir::kDescDirect;
 }
 
 // Makes h active on its recorded operation, before its section is injected (which may complete it).

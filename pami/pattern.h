@@ -55,6 +55,14 @@ struct alignas(64) Descriptor {
 };
 static_assert(sizeof(Descriptor) == 64, "a descriptor is one cache line");
 
+// A send's protocol, chosen by size once at record, its intent, and whether it may leave in one packet
+// without its request (`plain`: contiguous, no signature, not synchronous).
+inline void describe_send(Descriptor &d, const SendTable &table, uint64_t bytes, bool plain) {
+  d.protocol = table.select(bytes);
+  d.intent = d.protocol == SendProtocol::rdma ? Intent::remote_get : Intent::eager_send;
+  if (d.protocol == SendProtocol::immediate && plain) d.flags |= kDescImmediate;
+}
+
 // A counter of a section: armed at every start with the number of descriptors that name it, counted
 // down as each completes; at zero it calls `zero` with the last operation that completed (nullptr when
 // that was an immediate send, which has no request of its own).
