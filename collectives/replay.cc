@@ -106,9 +106,10 @@ bool Replay::message_slow(Sched &s, bool send, int peer, void *buf, uint64_t byt
   d.req = r;
   if (layout) d.flags = kDescTyped;
   if (send) {
-    describe_send(d, ctx.send_table(), bytes, !layout);
+    describe_send(d, ctx, bytes, !layout);
   } else {
     d.intent = Intent::receive;
+    if (!layout) describe_token(d, ctx, bytes);
   }
   staged_.push_back(d);
   if (d.flags & kDescImmediate && ctx.try_send_immediate(task, d.bits, buf, bytes)) {

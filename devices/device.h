@@ -118,6 +118,16 @@ class Device {
   virtual void *coll_area(uint32_t) noexcept { return nullptr; }
   virtual size_t coll_area_bytes() const noexcept { return 0; }
   virtual void coll_notify(uint32_t) noexcept {}
+  // Memory shared by this process and one peer alone, for a protocol above the device to lay out (the
+  // mailboxes of seed 004's ready tokens, pami/protocols/mailbox.cc): pair_area(task, true) belongs to
+  // the direction this process sends to task in, pair_area(task, false) to the direction task sends in;
+  // pair_area_bytes() each, zeroed when the direction opens. nullptr where the device has none, or
+  // while that direction has not carried its first packet. After writing into a pair area the peer
+  // may be waiting on, pair_notify(task) wakes it if it sleeps in wait() (with a fence: a sleeper's
+  // `also` is then sure to see the write).
+  virtual void *pair_area(uint32_t, bool) noexcept { return nullptr; }
+  virtual size_t pair_area_bytes() const noexcept { return 0; }
+  virtual void pair_notify(uint32_t) noexcept {}
   // Sleeps until a packet may have arrived for this process, also(arg) holds (checked once the process
   // has announced that it sleeps, so a peer that changes it and then notifies is never missed), or
   // timeout_us has passed. Senders ring the receiver's doorbell only when it has announced that it

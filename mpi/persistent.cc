@@ -136,10 +136,8 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
     d.intent = pamir::Intent::receive;
     d.task = peer == MPI_ANY_SOURCE ? UINT32_MAX : c->task_of(peer);
     d.bits = match_bits(rec->ctx, rec->source, rec->tag);
-    // A receive of the rendezvous sizes from one source and tag offers its buffer to a direct put;
-    // a wildcard never does, nor a layout or a checked signature (the put carries neither).
-    if (rendezvous && peer != MPI_ANY_SOURCE && tag != MPI_ANY_TAG && !rec->layout && !rec->sig_layout) {
-      d.flags = pamir::kDescToken;
+    if (peer != MPI_ANY_SOURCE && tag != MPI_ANY_TAG && !rec->layout && !rec->sig_layout) {
+      pamir::describe_token(d, context(), rec->bytes);
       rec->peer_task = d.task;  // where its tokens go (a match sets it again, to the same task)
     }
     return;
@@ -147,7 +145,7 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
   d.task = rec->peer_task;
   d.bits = match_bits(rec->ctx, rec->source, rec->tag);
   const bool plain = !rec->layout && !rec->sig && !rec->sync;
-  pamir::describe_send(d, context().send_table(), rec->bytes, plain);
+  pamir::describe_send(d, context(), rec->bytes, plain);
   if (rendezvous && plain) d.flags |= pamir::kDescDirect;
 }
 

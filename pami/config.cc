@@ -69,6 +69,13 @@ Setting direct_put{
     "into the receive's buffer (seed 004); off by default: measured no faster than the rendezvous "
     "here",
     nullptr};
+Setting mailbox{
+    "PAMIR_MAILBOX", "1", Type::Bool,
+    "a replayed persistent receive of one source and tag (below the rendezvous sizes) writes its "
+    "source a ready token into the shared memory of the pair, and the replayed send that is that "
+    "source's next message, of at most 168 bytes, goes into the pair's mailbox instead of the ring: "
+    "no packet, no matching (seed 004; shm only; 0: never)",
+    nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER)",
@@ -76,10 +83,9 @@ Setting fault{"PAMIR_FAULT", "none", Type::Choice,
 
 std::vector<Setting *> &all() {
   static std::vector<Setting *> list{
-      &send_protocols,  &put_protocols, &get_protocols,   &stats,           &shm_ring_size,
-      &spin_count,      &sleep_max_us,  &device,          &yield_when_idle, &shm_cma,
-      &shm_shared_copy, &verbose,       &check_signature, &dt_chunk_min,    &pattern_fifo,
-      &direct_put,      &fault};
+      &send_protocols,  &put_protocols, &get_protocols,   &stats,      &shm_ring_size,   &spin_count,
+      &sleep_max_us,    &device,        &yield_when_idle, &shm_cma,    &shm_shared_copy, &verbose,
+      &check_signature, &dt_chunk_min,  &pattern_fifo,    &direct_put, &mailbox,         &fault};
   return list;
 }
 

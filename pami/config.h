@@ -58,5 +58,6 @@ extern Setting check_signature;  // PAMIR_CHECK_SIGNATURE
 extern Setting dt_chunk_min;     // PAMIR_DT_CHUNK_MIN
 extern Setting pattern_fifo;     // PAMIR_PATTERN_FIFO
 extern Setting direct_put;       // PAMIR_DIRECT_PUT
+extern Setting mailbox;          // PAMIR_MAILBOX
 
 }  // namespace pamir::config

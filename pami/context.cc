@@ -27,6 +27,7 @@ int Context::init(std::string &why) {
     return 1;
   }
   peers_ = std::vector<Peer>(ntasks_);
+  box_peers_.reserve(ntasks_);  // joined and left as tokens go out and messages come in: no allocation
   if (!parse_table(config::send_protocols.value.c_str(), send_table_, why) ||
       !check_send_table(send_table_, immediate_limit(), immediate_limit_why(), why)) {
     why = "PAMIR_SEND_PROTOCOLS=\"" + config::send_protocols.value + "\" is not valid: " + why;
@@ -43,6 +44,7 @@ int Context::init(std::string &why) {
   spin_ = unsigned(config::spin_count.number);
   patterns().set_capacity(uint32_t(config::pattern_fifo.number));
   direct_put_ = config::direct_put.flag;
+  mailbox_ = config::mailbox.flag;
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
   fault_rdma_read_ = config::fault.number == 1;  // the index of rdma-read in PAMIR_FAULT's choices
   enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices (auto,yes,no)
@@ -154,7 +156,25 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
   // Queued sends need no spinning either: a producer that finds a ring full marks it, and the consumer
   // rings this doorbell once it has drained room (the device's pending() also sees the room).
   ++stats().sleeps;
-  shm_->wait(sleep_us && sleep_us < sleep_max_us_ ? sleep_us : sleep_max_us_, done, arg);
+  const unsigned us = sleep_us && sleep_us < sleep_max_us_ ? sleep_us : sleep_max_us_;
+  if (box_peers_.empty()) {
+    shm_->wait(us, done, arg);
+    return;
+  }
+  // A message in a mailbox shows only in memory, so the sleeper's last check looks there too (tokens
+  // are written only single-threaded).
+  struct Check {
+    Context *c;
+    bool (*done)(void *);
+    void *arg;
+  } k{this, done, arg};
+  shm_->wait(
+      us,
+      [](void *p) {
+        auto *k = static_cast<Check *>(p);
+        return k->c->box_arrived() || (k->done && k->done(k->arg));
+      },
+      &k);
 }
 
 }  // namespace pamir

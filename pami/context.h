@@ -17,6 +17,7 @@
 #include "pami/list.h"
 #include "pami/lock.h"
 #include "pami/match.h"
+#include "pami/protocols/mailbox.h"
 #include "pami/request.h"
 #include "pami/select.h"
 #include "pami/stats.h"
@@ -88,6 +89,14 @@ class Context {
   // into the buffer and the message is the notice that follows it; true then, and the send is done.
   void ready_token(Request *r);
   bool direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
+  // The mailboxes of small messages (pami/protocols/mailbox.cc, pami/protocols/mailbox.h). box_token:
+  // the same for a receive below the rendezvous sizes, whose token goes into the pair's shared memory.
+  // box_send: a send of `bytes` <= box::kPayload that the peer's token names goes into the pair's
+  // mailbox; true then, and it is done. mailbox(): PAMIR_MAILBOX, and single-threaded (a sleeper checks
+  // the mailboxes without the library lock).
+  void box_token(Request *r);
+  bool box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
+  bool mailbox() const { return mailbox_ && !library_lock().enabled; }
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call
   // costs more than the second core saves); Context::share_chunk cuts them.
   static constexpr uint64_t kShareMinBytes = uint64_t(256) << 10;
@@ -131,6 +140,7 @@ class Context {
   ProgressHook &progress_hook() { return hook_; }
 
   void advance() {
+    if (__builtin_expect(!box_peers_.empty(), 0)) poll_boxes();
     if (shm_) shm_->poll();
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
     if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
@@ -181,6 +191,15 @@ class Context {
     uint64_t sent = 0;
     uint64_t arrived = 0;
     std::vector<ReadyToken> tokens;
+    // Mailboxes: the pair areas of both directions (looked up at first use), the number after the last
+    // message from the peer promised by a token, the last unbroken run [run_start, run_end) of messages
+    // sent to the peer through its mailbox, and the receive each promise names.
+    box::Area *box_out = nullptr;
+    box::Area *box_in = nullptr;
+    uint64_t promised = 0;
+    uint64_t run_start = 0, run_end = 0;
+    bool box_listed = false;  // in box_peers_
+    Request *box_recv[box::kSlots] = {};
     bool pending = false;
     bool rdv_refused = false;  // the peer could not read this process: rendezvous sends go eagerly
     bool cma_refused = false;  // this process cannot reach the peer's memory: one-sided goes by packets
@@ -231,6 +250,12 @@ class Context {
   // Direct put (pami/protocols/direct.cc).
   void on_token(uint32_t src_task, const TokenHeader &h);
   void on_put_done(uint32_t src_task, const PutDoneHeader &h);
+  // Mailboxes (pami/protocols/mailbox.cc).
+  bool box_withdraw(Request *r);
+  void deliver_box(uint32_t src_task);
+  void poll_boxes();
+  bool box_ready(Peer &p);  // the message that comes next from p is in its mailbox
+  bool box_arrived();
   void enqueue(Peer &p, Request *r);
   void send_control(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len);
   void on_ack(uint64_t cookie);
@@ -256,11 +281,13 @@ class Context {
   std::vector<Peer> peers_;
   List<Peer> pending_;
   ProgressHook hook_;
-  List<Request> rdv_sends_;       // rendezvous sends waiting for their acknowledgment
-  bool fault_rdma_read_ = false;  // PAMIR_FAULT=rdma-read: every rendezvous read fails
-  bool shared_copy_ = true;       // PAMIR_SHM_SHARED_COPY: large rendezvous copied by both ends
-  bool direct_put_ = false;       // PAMIR_DIRECT_PUT
-  uint64_t dt_chunk_min_ = 0;     // PAMIR_DT_CHUNK_MIN: smaller average pieces go through the rings
+  List<Request> rdv_sends_;          // rendezvous sends waiting for their acknowledgment
+  bool fault_rdma_read_ = false;     // PAMIR_FAULT=rdma-read: every rendezvous read fails
+  bool shared_copy_ = true;          // PAMIR_SHM_SHARED_COPY: large rendezvous copied by both ends
+  bool direct_put_ = false;          // PAMIR_DIRECT_PUT
+  bool mailbox_ = true;              // PAMIR_MAILBOX
+  std::vector<uint32_t> box_peers_;  // peers with messages promised and not yet taken
+  uint64_t dt_chunk_min_ = 0;        // PAMIR_DT_CHUNK_MIN: smaller average pieces go through the rings
   Matcher matcher_;
   // The receive whose layout the last packet was unpacked into, and where in it: a message's packets
   // arrive in order, so the next one continues there instead of seeking from the start.

@@ -36,8 +36,10 @@ enum class Intent : uint8_t {
 enum DescriptorFlags : uint8_t {
   kDescImmediate = 1,  // one packet from a contiguous buffer, no signature: sent without its request
   kDescTyped = 2,      // its operation has a layout (non-contiguous data, seed 003)
-  kDescToken = 4,      // a receive that sends its source a ready token when started
+  kDescToken = 4,      // a receive that sends its source a ready token for a direct put when started
   kDescDirect = 8,     // a send that puts straight into the receive's buffer when its token is here
+  kDescBox = 16,       // an immediate send that goes into the pair's mailbox when its token is here
+  kDescBoxToken = 32,  // a receive that writes its source a mailbox token when started
 };
 
 // One message of a pattern, in one cache line.
@@ -57,10 +59,23 @@ static_assert(sizeof(Descriptor) == 64, "a descriptor is one cache line");
 
 // A send's protocol, chosen by size once at record, its intent, and whether it may leave in one packet
 // without its request (`plain`: contiguous, no signature, not synchronous).
-inline void describe_send(Descriptor &d, const SendTable &table, uint64_t bytes, bool plain) {
-  d.protocol = table.select(bytes);
+inline void describe_send(Descriptor &d, const Context &ctx, uint64_t bytes, bool plain) {
+  d.protocol = ctx.send_table().select(bytes);
   d.intent = d.protocol == SendProtocol::rdma ? Intent::remote_get : Intent::eager_send;
-  if (d.protocol == SendProtocol::immediate && plain) d.flags |= kDescImmediate;
+  if (d.protocol == SendProtocol::immediate && plain) {
+    d.flags |= kDescImmediate;
+    if (ctx.mailbox() && bytes <= box::kPayload) d.flags |= kDescBox;
+  }
+}
+
+// A receive from one source and tag, with no layout and no checked signature (neither a direct put nor
+// a mailbox carries them), offers its source a ready token: its buffer to a direct put at the
+// rendezvous sizes, a mailbox below them.
+inline void describe_token(Descriptor &d, const Context &ctx, uint64_t capacity) {
+  if (ctx.send_table().select(capacity) == SendProtocol::rdma)
+    d.flags |= kDescToken;
+  else if (ctx.mailbox())
+    d.flags |= kDescBoxToken;
 }
 
 // A counter of a section: armed at every start with the number of descriptors that name it, counted
@@ -171,6 +186,10 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
 // device, without its request; the others re-arm their operation (its description stays, its protocol
 // state is reset) and start it with the protocol recorded.
 [[gnu::always_inline]] inline void inject_one(Context &ctx, const Descriptor &d, PatternCounter &k) {
+  if ((d.flags & kDescBox) && ctx.box_send(d.task, d.bits, d.addr, d.length)) {
+    pattern_count_down(k, nullptr);
+    return;
+  }
   if ((d.flags & kDescImmediate) && ctx.try_send_immediate(d.task, d.bits, d.addr, d.length)) {
     pattern_count_down(k, nullptr);
     return;
@@ -192,7 +211,10 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
   r->on_complete = pattern_op_done;
   if (d.intent == Intent::receive) {
     ctx.start_recv(r);
-    if (d.flags & kDescToken) ctx.ready_token(r);
+    if (d.flags & kDescBoxToken)
+      ctx.box_token(r);
+    else if (d.flags & kDescToken)
+      ctx.ready_token(r);
   } else {
     ctx.start_send(r, d.protocol);
   }

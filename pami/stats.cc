@@ -50,6 +50,9 @@ void print_stats(int rank) {
       {"direct.tokens", s.direct_tokens},
       {"direct.puts", s.direct_puts},
       {"direct.put_bytes", s.direct_put_bytes},
+      {"box.tokens", s.box_tokens},
+      {"box.sent", s.box_sent},
+      {"box.taken", s.box_taken},
   };
   for (const auto &c : counters)
     std::fprintf(stderr, "pamir stats: rank %d %s %llu\n", rank, c.name, (unsigned long long)c.value);

@@ -44,6 +44,11 @@ struct Stats {
   uint64_t direct_tokens = 0;
   uint64_t direct_puts = 0;
   uint64_t direct_put_bytes = 0;
+  // The mailboxes (small messages, pami/protocols/mailbox.cc): tokens this rank wrote, messages it sent
+  // through one, messages it took from one.
+  uint64_t box_tokens = 0;
+  uint64_t box_sent = 0;
+  uint64_t box_taken = 0;
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};

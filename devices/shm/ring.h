@@ -7,6 +7,8 @@
 //         while it is up, the consumer rings the producer's doorbell after freeing room
 //   +128  head: the consumer's position (bytes released, monotonic); written by the consumer only
 //   +256  data: `capacity` bytes (a power of two) of packets, each starting on a 64-byte line
+//   +256 + capacity   the pair area: kRingPairAreaBytes the ring itself never touches, shared by its two
+//         ends alone, which the layer above lays out (Device::pair_area)
 //
 // A packet occupies ceil((16 + round8(hdr_len) + payload_len) / 64) lines and never wraps: when it does not
 // fit before the end of the data area, the producer fills the rest with a padding marker and starts over.
@@ -48,6 +50,7 @@ inline constexpr uint64_t kRingWantOffset = 64;
 inline constexpr uint64_t kRingHeadOffset = 128;
 inline constexpr uint64_t kRingDataOffset = 256;
 inline constexpr uint64_t kPacketHeaderBytes = 16;
+inline constexpr uint64_t kRingPairAreaBytes = 4096;
 
 struct RingHeader {
   uint64_t capacity;  // bytes of the data area, a power of two
@@ -79,7 +82,7 @@ constexpr uint64_t ring_max_packet(uint64_t capacity) noexcept {
 }
 // Bytes a ring of `capacity` occupies in the segment.
 constexpr uint64_t ring_footprint(uint64_t capacity) noexcept {
-  return kRingDataOffset + capacity;
+  return kRingDataOffset + capacity + kRingPairAreaBytes;
 }
 
 // Formats zeroed memory (ring_footprint(capacity) bytes, 64-byte aligned) as an empty ring.
@@ -117,6 +120,7 @@ class RingProducer {
   }
   bool attached() const noexcept { return data_ != nullptr; }
   uint64_t capacity() const noexcept { return cap_; }
+  char *pair_area() const noexcept { return data_ + cap_; }
   uint64_t tail() const noexcept { return tail_; }
   uint64_t pads() const noexcept { return pads_; }  // how often the producer wrapped with a marker
   // Whether the last try_push failed for lack of room, and the consumer has released room since. What a
@@ -237,6 +241,7 @@ class RingConsumer {
   }
   bool attached() const noexcept { return data_ != nullptr; }
   uint32_t sender() const noexcept { return sender_; }
+  char *pair_area() const noexcept { return data_ + cap_; }
   uint64_t head() const noexcept { return head_; }
 
   // Whether a packet (or a padding marker, which is always followed by one) is waiting. It reads the

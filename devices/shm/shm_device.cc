@@ -270,6 +270,16 @@ void *ShmDevice::coll_area(uint32_t task) noexcept {
   return peer == kNone ? nullptr : seg_->at<char>(seg_->layout().coll_area_offset(peer));
 }
 
+void *ShmDevice::pair_area(uint32_t task, bool outbound) noexcept {
+  const uint32_t peer = local_index(task);
+  if (peer == kNone || !me_) return nullptr;
+  if (outbound) return tx_[peer].attached() ? tx_[peer].pair_area() : nullptr;
+  if (!in_poll_) accept();  // a handler's call: poll() accepts before it drains
+  for (const Rx &r : rx_)
+    if (r.src_task == task) return r.ring.pair_area();
+  return nullptr;
+}
+
 namespace {
 
 // A position in an iovec array.

@@ -105,6 +105,11 @@ class ShmDevice final : public Device {
   void coll_notify(uint32_t task) noexcept override {
     seg_->block(local_index(task)).doorbell.ring_unfenced();
   }
+  // The pair area of a ring: beside the data of the ring this process sends to task on, or that task
+  // sends to it on (shm::kRingPairAreaBytes).
+  void *pair_area(uint32_t task, bool outbound) noexcept override;
+  size_t pair_area_bytes() const noexcept override { return shm::kRingPairAreaBytes; }
+  void pair_notify(uint32_t task) noexcept override { seg_->block(local_index(task)).doorbell.ring(); }
   // Sleeps until a packet arrives, a ring that refused a send frees room, or timeout_us passes (0: returns
   // at once). Spurious returns are possible; the caller polls and decides again.
   void wait(unsigned timeout_us, bool (*also)(void *) = nullptr, void *arg = nullptr) noexcept override;

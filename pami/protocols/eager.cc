@@ -152,6 +152,9 @@ void Context::on_ack(uint64_t cookie) {
 void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                       const void *payload, size_t payload_len) {
   auto *c = static_cast<Context *>(arg);
+  // Messages of this peer's mailbox that come before this packet are taken first (mailbox.cc).
+  if (const Peer &p = c->peers_[src_task]; p.promised > p.arrived) [[unlikely]]
+    c->deliver_box(src_task);
   switch (dispatch) {
     case kDispatchMsg: {
       MsgHeader h;
@@ -366,7 +369,9 @@ void Context::start_recv(Request *r) {
 }
 
 bool Context::cancel_recv(Request *r) {
-  if (r->token || !matcher_.unpost(r)) return false;
+  // A token out is withdrawn first, unless its message has claimed it (it then completes r).
+  if ((r->token && !box_withdraw(r)) || !matcher_.unpost(r)) return false;
+  r->token = false;
   r->status.cancelled = true;
   request_complete(r);
   return true;

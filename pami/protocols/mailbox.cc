@@ -1,0 +1,138 @@
+// The mailboxes of seed 004's ready tokens, for small messages (the layout: pami/protocols/mailbox.h).
+//
+// A replayed persistent receive of one source and tag that is the receive the source's next messages
+// would reach writes a token into the pair's shared memory; the replayed send that is the message the
+// token names (its number, its match bits, and nothing sent through the rings since the token's base)
+// claims it and writes the message into the pair's mailbox. The receiver takes it from there into the
+// receive it promised: no packet, no dispatch, no matching, and the sender's data is copied once each
+// way as in a ring. Everything the token does not cover goes through the rings as before, where the
+// receive, still posted, is matched as usual. So MPI's rules hold whatever the peer sends: ordinary
+// sends in between take the rings, and they end the run of promises the token was based on.
+//
+// Messages are taken in number order with the rings': before a packet from a peer with promises out is
+// handled, the mailbox is emptied of the messages that come first (deliver()).
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "pami/context.h"
+
+namespace pamir {
+
+namespace {
+uint64_t load_acquire(uint64_t &w) {
+  return std::atomic_ref<uint64_t>(w).load(std::memory_order_acquire);
+}
+void store_release(uint64_t &w, uint64_t v) {
+  std::atomic_ref<uint64_t>(w).store(v, std::memory_order_release);
+}
+bool swap(uint64_t &w, uint64_t from, uint64_t to) {
+  return std::atomic_ref<uint64_t>(w).compare_exchange_strong(from, to, std::memory_order_acq_rel);
+}
+}  // namespace
+
+void Context::box_token(Request *r) {
+  const uint32_t task = r->peer_task;
+  Peer &p = peers_[task];
+  if (!r->posted || task == self_) return;
+  if (!p.box_in && !(p.dev && (p.box_in = static_cast<box::Area *>(p.dev->pair_area(task, false))))) return;
+  const uint64_t n = std::max(p.promised, p.arrived);
+  if (n - p.arrived >= box::kSlots || !matcher_.first_for(r, r->source, r->tag)) return;
+  box::Token &t = p.box_in->tokens[n % box::kSlots];
+  t.base = p.arrived;
+  t.bits = match_bits(r->ctx, r->source, r->tag);
+  t.capacity = r->bytes;
+  p.box_recv[n % box::kSlots] = r;
+  store_release(t.seq1, n + 1);
+  p.promised = n + 1;
+  if (!p.box_listed) {
+    p.box_listed = true;
+    box_peers_.push_back(task);
+  }
+  r->token = true;
+  ++stats().box_tokens;
+}
+
+bool Context::box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes) {
+  Peer &p = peers_[task];
+  box::Area *a = p.box_out;
+  if (!a) [[unlikely]] {
+    if (task == self_ || !p.dev) return false;
+    if (!(a = p.box_out = static_cast<box::Area *>(p.dev->pair_area(task, true)))) return false;
+  }
+  const uint64_t n = p.sent;
+  box::Token &t = a->tokens[n % box::kSlots];
+  if (load_acquire(t.seq1) != n + 1) return false;
+  // One past the last message that went through the rings: the token holds only if the receiver had
+  // taken it when it wrote the token.
+  const uint64_t ring_end = p.run_end == n ? p.run_start : n;
+  if (t.bits != bits || bytes > t.capacity || bytes > box::kPayload || t.base < ring_end) return false;
+  if (!swap(t.seq1, n + 1, box::kClaimed)) return false;  // withdrawn by a cancel just now
+  box::Slot &s = a->slots[n % box::kSlots];
+  s.bits = bits;
+  s.len = bytes;
+  if (bytes) std::memcpy(s.data, buf, bytes);
+  store_release(s.seq1, n + 1);
+  if (p.run_end != n) p.run_start = n;
+  p.run_end = p.sent = n + 1;
+  p.dev->pair_notify(task);
+  ++stats().box_sent;
+  return true;
+}
+
+void Context::deliver_box(uint32_t src_task) {
+  Peer &p = peers_[src_task];
+  while (p.arrived < p.promised) {
+    const uint64_t n = p.arrived;
+    box::Slot &s = p.box_in->slots[n % box::kSlots];
+    if (load_acquire(s.seq1) != n + 1) return;
+    // The token made r this message's receive; it cannot have been cancelled since (the claim won).
+    Request *r = p.box_recv[n % box::kSlots];
+    p.arrived = n + 1;
+    matcher_.unpost(r);
+    r->token = false;
+    set_recv_status(r, bits_src(s.bits), bits_tag(s.bits), s.len);
+    if (s.len) std::memcpy(r->buf, s.data, s.len);
+    ++stats().box_taken;
+    finish_recv(r);
+  }
+}
+
+bool Context::box_ready(Peer &p) {
+  return load_acquire(p.box_in->slots[p.arrived % box::kSlots].seq1) == p.arrived + 1;
+}
+
+void Context::poll_boxes() {
+  // deliver_box may complete a pattern whose next phase writes tokens: the vector may grow meanwhile.
+  for (size_t i = 0; i < box_peers_.size();) {
+    const uint32_t task = box_peers_[i];
+    Peer &p = peers_[task];
+    if (p.arrived < p.promised && box_ready(p)) deliver_box(task);
+    if (p.arrived < p.promised) {
+      ++i;
+      continue;
+    }
+    p.box_listed = false;
+    box_peers_[i] = box_peers_.back();
+    box_peers_.pop_back();
+  }
+}
+
+bool Context::box_arrived() {
+  for (const uint32_t task : box_peers_) {
+    Peer &p = peers_[task];
+    if (p.arrived < p.promised && box_ready(p)) return true;
+  }
+  return false;
+}
+
+bool Context::box_withdraw(Request *r) {
+  Peer &p = peers_[r->peer_task];
+  // The newest promise naming r is this start's (a request is re-armed at every start).
+  for (uint64_t n = p.promised; n > p.arrived; --n)
+    if (p.box_recv[(n - 1) % box::kSlots] == r)
+      return swap(p.box_in->tokens[(n - 1) % box::kSlots].seq1, n, 0);
+  return false;
+}
+
+}  // namespace pamir
