@@ -2,6 +2,7 @@
 // MPI binding, checked against what the descriptor FIFO (pami/pattern.h) and the counters hold.
 //
 //   pattern          the default FIFO: every pattern is recorded
+//   pattern          (also with PAMIR_MAILBOX=0: every message through the rings)
 //   pattern full     a FIFO of PAMIR_PATTERN_FIFO descriptors that cannot hold them all: the patterns
 //                    that find no room take the ordinary path, with the same results
 // Prints "ok: ..." and exits 0, or names each failure and exits 1.
@@ -486,6 +487,152 @@ void direct_put() {
   MPI_Request_free(&recv);
 }
 
+// The mailboxes of small messages (pami/protocols/mailbox.cc). With the receive started first, every
+// replayed send goes into the pair's mailbox and its receive completes unmatched. An ordinary send
+// between a token and its message ends the run of messages the token was based on, so a later send the
+// token names (number and match bits) must take the ring: through the mailbox it would overwrite the
+// receive the ordinary send matched. A cancel withdraws a token before its message claims it; a
+// wildcard receive writes none; one receive start promises at most box::kSlots messages ahead.
+void mailboxes() {
+  const bool on = config::mailbox.flag;
+  constexpr int kCount = 4;
+  int out[kCount] = {}, in[kCount] = {}, got[kCount] = {}, extra[kCount] = {}, a[kCount] = {}, b[kCount] = {};
+  auto fill = [](int *v, int seed) {
+    for (int i = 0; i < kCount; ++i) v[i] = seed * 100 + i;
+  };
+  auto wrong = [](const int *v, int seed) {
+    int n = 0;
+    for (int i = 0; i < kCount; ++i) n += v[i] != seed * 100 + i;
+    return n;
+  };
+  auto taken = [] { return me == 0 ? stats().box_sent : stats().box_taken; };
+  MPI_Request send, recv;
+  MPI_Send_init(out, kCount, MPI_INT, peer, 70, MPI_COMM_WORLD, &send);
+  MPI_Recv_init(in, kCount, MPI_INT, peer, 70, MPI_COMM_WORLD, &recv);
+  uint64_t before = taken();
+  for (int iter = 0; iter < 20; ++iter) {
+    if (me == 1) MPI_Start(&recv);
+    receiver_ready();
+    if (me == 0) {
+      fill(out, iter);
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Status st;
+      MPI_Wait(&recv, &st);
+      int count = 0;
+      MPI_Get_count(&st, MPI_INT, &count);
+      EXPECT(wrong(in, iter) == 0 && count == kCount && st.MPI_SOURCE == 0 && st.MPI_TAG == 70,
+             "mailbox start %d: %d ints wrong, count %d, source %d, tag %d", iter, wrong(in, iter), count,
+             st.MPI_SOURCE, st.MPI_TAG);
+    }
+  }
+  EXPECT(taken() - before == (on ? 20u : 0u), "%llu of 20 starts through the mailbox, want %d",
+         (unsigned long long)(taken() - before), on ? 20 : 0);
+
+  // Receives of tags 71 and 72 started together: tokens for rank 0's next two messages. An ordinary
+  // send of tag 72 takes the first number through the ring and matches the tag-72 receive; the
+  // persistent send of tag 72 after it is the second token's message and bits, and must not use it.
+  MPI_Request both[2], send72;
+  MPI_Recv_init(a, kCount, MPI_INT, peer, 71, MPI_COMM_WORLD, &both[0]);
+  MPI_Recv_init(b, kCount, MPI_INT, peer, 72, MPI_COMM_WORLD, &both[1]);
+  MPI_Send_init(out, kCount, MPI_INT, peer, 72, MPI_COMM_WORLD, &send72);
+  for (int iter = 0; iter < 5; ++iter) {
+    if (me == 1) MPI_Startall(2, both);
+    receiver_ready();
+    if (me == 0) {
+      const uint64_t sent = stats().box_sent;
+      fill(extra, 500 + iter);
+      MPI_Send(extra, kCount, MPI_INT, 1, 72, MPI_COMM_WORLD);
+      fill(out, 600 + iter);
+      MPI_Start(&send72);
+      MPI_Wait(&send72, MPI_STATUS_IGNORE);
+      EXPECT(stats().box_sent == sent, "round %d: a persistent send after an ordinary one took the mailbox",
+             iter);
+      fill(extra, 700 + iter);
+      MPI_Send(extra, kCount, MPI_INT, 1, 71, MPI_COMM_WORLD);
+    } else {
+      MPI_Waitall(2, both, MPI_STATUSES_IGNORE);
+      MPI_Recv(got, kCount, MPI_INT, 0, 72, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT(wrong(b, 500 + iter) == 0 && wrong(got, 600 + iter) == 0 && wrong(a, 700 + iter) == 0,
+             "round %d: tag 72 first %d, tag 72 second %d, tag 71 %d ints wrong", iter, wrong(b, 500 + iter),
+             wrong(got, 600 + iter), wrong(a, 700 + iter));
+    }
+  }
+
+  // A receive cancelled before its message was sent: its token is withdrawn, the cancel succeeds, and
+  // the message goes through the ring to the receive posted after.
+  if (me == 1) {
+    MPI_Start(&recv);
+    MPI_Cancel(&recv);
+  }
+  receiver_ready();
+  if (me == 0) {
+    const uint64_t sent = stats().box_sent;
+    fill(out, 800);
+    MPI_Start(&send);
+    MPI_Wait(&send, MPI_STATUS_IGNORE);
+    EXPECT(stats().box_sent == sent, "a send took the token of a cancelled receive");
+  } else {
+    MPI_Status st;
+    MPI_Wait(&recv, &st);
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    EXPECT(cancelled, "a receive whose message was not sent yet was not cancelled");
+    MPI_Recv(in, kCount, MPI_INT, 0, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    EXPECT(wrong(in, 800) == 0, "after the cancel: %d ints wrong", wrong(in, 800));
+  }
+
+  // A wildcard receive writes no token.
+  MPI_Request any;
+  MPI_Recv_init(in, kCount, MPI_INT, MPI_ANY_SOURCE, 73, MPI_COMM_WORLD, &any);
+  const uint64_t tokens = stats().box_tokens;
+  for (int iter = 0; iter < 3; ++iter) {
+    if (me == 1) MPI_Start(&any);
+    receiver_ready();
+    if (me == 0) {
+      fill(out, 900 + iter);
+      MPI_Send(out, kCount, MPI_INT, 1, 73, MPI_COMM_WORLD);
+    } else {
+      MPI_Wait(&any, MPI_STATUS_IGNORE);
+      EXPECT(wrong(in, 900 + iter) == 0, "wildcard round %d", iter);
+    }
+  }
+  EXPECT(stats().box_tokens == tokens, "a wildcard receive wrote %llu tokens",
+         (unsigned long long)(stats().box_tokens - tokens));
+
+  // 20 receives of distinct tags from one source started together: the first box::kSlots are promised,
+  // the rest come through the ring; every message reaches its own receive.
+  constexpr int kMany = 20;
+  std::vector<MPI_Request> many(kMany);
+  std::vector<int> vals(kMany * kCount);
+  for (int j = 0; j < kMany; ++j) {
+    if (me == 1)
+      MPI_Recv_init(&vals[j * kCount], kCount, MPI_INT, 0, 100 + j, MPI_COMM_WORLD, &many[j]);
+    else
+      MPI_Send_init(&vals[j * kCount], kCount, MPI_INT, 1, 100 + j, MPI_COMM_WORLD, &many[j]);
+  }
+  for (int iter = 0; iter < 3; ++iter) {
+    before = taken();
+    if (me == 1) MPI_Startall(kMany, many.data());
+    receiver_ready();
+    if (me == 0) {
+      for (int j = 0; j < kMany; ++j) fill(&vals[j * kCount], 1000 + 50 * iter + j);
+      MPI_Startall(kMany, many.data());
+    }
+    MPI_Waitall(kMany, many.data(), MPI_STATUSES_IGNORE);
+    if (me == 1)
+      for (int j = 0; j < kMany; ++j)
+        EXPECT(wrong(&vals[j * kCount], 1000 + 50 * iter + j) == 0, "round %d, receive %d: %d ints wrong",
+               iter, j, wrong(&vals[j * kCount], 1000 + 50 * iter + j));
+    EXPECT(taken() - before == (on ? box::kSlots : 0u),
+           "round %d: %llu of %d messages through the mailbox, want %u", iter,
+           (unsigned long long)(taken() - before), kMany, on ? box::kSlots : 0u);
+  }
+  for (MPI_Request *r : {&send, &recv, &both[0], &both[1], &send72, &any}) MPI_Request_free(r);
+  for (MPI_Request &r : many) MPI_Request_free(&r);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -506,6 +653,7 @@ int main(int argc, char **argv) {
     replaced_unrecorded_request();
     persistent_allreduce();
     direct_put();
+    mailboxes();
   }
   thousand_patterns(full);
   int all = 0;

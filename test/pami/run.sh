@@ -51,6 +51,7 @@ ok_case onesided.no_cma 0 PAMIR_SHM_CMA=0 -- eager
 # With PAMIR_DIRECT_PUT=1 the replayed rendezvous-size pairs put straight into the receive's buffer.
 PROG=$PATTERN ok_case pattern.defaults 0 --
 PROG=$PATTERN ok_case pattern.direct_put 0 PAMIR_DIRECT_PUT=1 --
+PROG=$PATTERN ok_case pattern.no_mailbox 0 PAMIR_MAILBOX=0 --
 PROG=$PATTERN ok_case pattern.full 0 PAMIR_PATTERN_FIFO=600 -- full
 PROG=$PATTERN ok_case pattern.eager_only 0 PAMIR_SEND_PROTOCOLS=eager PAMIR_DIRECT_PUT=1 --
 

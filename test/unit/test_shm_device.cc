@@ -250,6 +250,54 @@ TEST(ShmDevice, RingsAreCreatedLazilyPerPair) {
   EXPECT_FALSE(shm_test::path_exists(path));
 }
 
+// A pair area exists once its direction has carried a packet, is zeroed, is the same memory at both
+// ends, and belongs to one direction: what rank 0 writes into its area towards rank 1 is what rank 1
+// reads from the area of the direction rank 0 sends in, and nothing of it shows in the other direction.
+TEST(ShmDevice, PairAreasBelongToOneDirection) {
+  const std::string path = shm_test::segment_path("pair");
+  const std::vector<uint32_t> tasks = {30, 31};
+  std::string err = run_ranks(2, [&](unsigned rank, const std::function<int()> &barrier) {
+    unsigned got = 0;
+    Handler h = [&](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) { ++got; };
+    auto d = make(params(path, rank, tasks, barrier, &h, 8192));
+    const uint32_t other = tasks[1 - rank];
+    SHM_CHECK(d->pair_area_bytes() == pamir::dev::shm::kRingPairAreaBytes);
+    SHM_CHECK(d->pair_area(other, true) == nullptr && d->pair_area(other, false) == nullptr);
+    SHM_CHECK(d->pair_area(99, true) == nullptr, "a task not on the node has no pair area");
+    barrier();
+    if (rank == 0) send(*d, 31, 1, "x", 1);
+    if (rank == 1)
+      while (got < 1) d->poll();
+    barrier();
+    auto *words = static_cast<uint64_t *>(d->pair_area(other, rank == 0));
+    SHM_CHECK(words != nullptr, "the direction 30 -> 31 has carried a packet");
+    SHM_CHECK(d->pair_area(other, rank == 1) == nullptr, "the direction 31 -> 30 has carried nothing");
+    const size_t n = d->pair_area_bytes() / sizeof(uint64_t);
+    for (size_t i = 0; i < n; ++i) SHM_CHECK(words[i] == 0, "a new pair area is zeroed");
+    barrier();
+    if (rank == 0) {
+      for (size_t i = 0; i < n; ++i) words[i] = shm_test::mix(i);
+      d->pair_notify(31);
+    }
+    barrier();
+    if (rank == 1)
+      for (size_t i = 0; i < n; ++i)
+        SHM_CHECK(words[i] == shm_test::mix(i), "rank 1 reads what rank 0 wrote");
+    barrier();
+    if (rank == 1) send(*d, 30, 1, "y", 1);
+    if (rank == 0)
+      while (got < 1) d->poll();
+    barrier();
+    const auto *back = static_cast<const uint64_t *>(d->pair_area(other, rank == 1));
+    SHM_CHECK(back != nullptr && back != words);
+    for (size_t i = 0; i < n; ++i) SHM_CHECK(back[i] == 0, "the other direction's area is its own");
+    barrier();
+    d->shutdown();
+  });
+  EXPECT_EQ(err, "");
+  EXPECT_FALSE(shm_test::path_exists(path));
+}
+
 // Every rank sends to every rank (itself included) at once, with random sizes and header lengths, and
 // polls while it sends. Each receiver checks per-pair order, sizes and checksums.
 class ShmFifo : public ::testing::TestWithParam<std::tuple<unsigned, size_t, uint32_t>> {};
