@@ -90,11 +90,12 @@ class Context {
   void ready_token(Request *r);
   bool direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
   // The mailboxes of small messages (pami/protocols/mailbox.cc, pami/protocols/mailbox.h). box_token:
-  // the same for a receive below the rendezvous sizes, whose token goes into the pair's shared memory.
+  // the same for a receive below the rendezvous sizes, whose token goes into the pair's shared memory
+  // (`first`: the caller knows r is its source's next match, Matcher::first_for need not look).
   // box_send: a send of `bytes` <= box::kPayload that the peer's token names goes into the pair's
   // mailbox; true then, and it is done. mailbox(): PAMIR_MAILBOX, and single-threaded (a sleeper checks
   // the mailboxes without the library lock).
-  void box_token(Request *r);
+  void box_token(Request *r, bool first = false);
   bool box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
   bool mailbox() const { return mailbox_ && !library_lock().enabled; }
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call

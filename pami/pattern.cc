@@ -62,6 +62,20 @@ void PatternFifo::seal(uint32_t s) {
     fifo_[i].section = s;
     ++counters_[fifo_[i].counter].armed;
   }
+  // A receive that no earlier receive of the section would take a message from: kDescFirst. O(n^2)
+  // once, so that no start has to look through the posted queue for it.
+  for (uint32_t j = sec.start; j < sec.end; ++j) {
+    Descriptor &d = fifo_[j];
+    if (!(d.flags & kDescBoxToken)) continue;
+    const Request *r = d.req;
+    bool first = true;
+    for (uint32_t i = sec.start; i < j && first; ++i) {
+      const Request *e = fifo_[i].req;
+      first = fifo_[i].intent != Intent::receive || e->ctx != r->ctx ||
+              !accepts(e->source, e->tag, r->source, r->tag);
+    }
+    if (first) d.flags |= kDescFirst;
+  }
   stats().pattern_descriptors += sec.end - sec.start;
 }
 

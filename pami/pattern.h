@@ -40,6 +40,7 @@ enum DescriptorFlags : uint8_t {
   kDescDirect = 8,     // a send that puts straight into the receive's buffer when its token is here
   kDescBox = 16,       // an immediate send that goes into the pair's mailbox when its token is here
   kDescBoxToken = 32,  // a receive that writes its source a mailbox token when started
+  kDescFirst = 64,     // a receive that no earlier receive of its section accepts the messages of (seal)
 };
 
 // One message of a pattern, in one cache line.
@@ -185,7 +186,10 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
 // Carries out one descriptor through the context, counted down on k: an immediate send straight to the
 // device, without its request; the others re-arm their operation (its description stays, its protocol
 // state is reset) and start it with the protocol recorded.
-[[gnu::always_inline]] inline void inject_one(Context &ctx, const Descriptor &d, PatternCounter &k) {
+// `clear`: nothing else was posted when the section began, so a receive marked kDescFirst is the one its
+// source's next message would match as soon as it is posted.
+[[gnu::always_inline]] inline void inject_one(Context &ctx, const Descriptor &d, PatternCounter &k,
+                                              bool clear = false) {
   if ((d.flags & kDescBox) && ctx.box_send(d.task, d.bits, d.addr, d.length)) {
     pattern_count_down(k, nullptr);
     return;
@@ -212,7 +216,7 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
   if (d.intent == Intent::receive) {
     ctx.start_recv(r);
     if (d.flags & kDescBoxToken)
-      ctx.box_token(r);
+      ctx.box_token(r, clear && (d.flags & kDescFirst));
     else if (d.flags & kDescToken)
       ctx.ready_token(r);
   } else {
@@ -222,9 +226,10 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
 
 // Injects the descriptors between the FIFO's head and tail (after rewind()).
 [[gnu::always_inline]] inline void inject(Context &ctx, PatternFifo &fifo) {
+  const bool clear = ctx.matcher().posted_count() == 0;
   while (!fifo.empty()) {
     const Descriptor &d = fifo.pop();
-    inject_one(ctx, d, fifo.counter(d.counter));
+    inject_one(ctx, d, fifo.counter(d.counter), clear);
   }
 }
 

@@ -31,19 +31,19 @@ bool swap(uint64_t &w, uint64_t from, uint64_t to) {
 }
 }  // namespace
 
-void Context::box_token(Request *r) {
+void Context::box_token(Request *r, bool first) {
   const uint32_t task = r->peer_task;
   Peer &p = peers_[task];
   if (!r->posted || task == self_) return;
   if (!p.box_in && !(p.dev && (p.box_in = static_cast<box::Area *>(p.dev->pair_area(task, false))))) return;
   const uint64_t n = std::max(p.promised, p.arrived);
-  if (n - p.arrived >= box::kSlots || !matcher_.first_for(r, r->source, r->tag)) return;
-  box::Token &t = p.box_in->tokens[n % box::kSlots];
-  t.base = p.arrived;
-  t.bits = match_bits(r->ctx, r->source, r->tag);
-  t.capacity = r->bytes;
+  if (n - p.arrived >= box::kSlots || (!first && !matcher_.first_for(r, r->source, r->tag))) return;
+  box::Cell &c = p.box_in->cells[n % box::kSlots];
+  c.bits = match_bits(r->ctx, r->source, r->tag);
+  c.capacity = uint16_t(std::min<uint64_t>(r->bytes, box::kPayload));
+  c.behind = uint16_t(n - p.arrived);
   p.box_recv[n % box::kSlots] = r;
-  store_release(t.seq1, n + 1);
+  store_release(c.token, n + 1);
   p.promised = n + 1;
   if (!p.box_listed) {
     p.box_listed = true;
@@ -61,18 +61,16 @@ bool Context::box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t b
     if (!(a = p.box_out = static_cast<box::Area *>(p.dev->pair_area(task, true)))) return false;
   }
   const uint64_t n = p.sent;
-  box::Token &t = a->tokens[n % box::kSlots];
-  if (load_acquire(t.seq1) != n + 1) return false;
+  box::Cell &c = a->cells[n % box::kSlots];
+  if (load_acquire(c.token) != n + 1) return false;
   // One past the last message that went through the rings: the token holds only if the receiver had
   // taken it when it wrote the token.
   const uint64_t ring_end = p.run_end == n ? p.run_start : n;
-  if (t.bits != bits || bytes > t.capacity || bytes > box::kPayload || t.base < ring_end) return false;
-  if (!swap(t.seq1, n + 1, box::kClaimed)) return false;  // withdrawn by a cancel just now
-  box::Slot &s = a->slots[n % box::kSlots];
-  s.bits = bits;
-  s.len = bytes;
-  if (bytes) std::memcpy(s.data, buf, bytes);
-  store_release(s.seq1, n + 1);
+  if (c.bits != bits || bytes > c.capacity || n - c.behind < ring_end) return false;
+  if (!swap(c.token, n + 1, box::kClaimed)) return false;  // withdrawn by a cancel just now
+  c.len = uint32_t(bytes);
+  if (bytes) std::memcpy(c.data, buf, bytes);
+  store_release(c.msg, n + 1);
   if (p.run_end != n) p.run_start = n;
   p.run_end = p.sent = n + 1;
   p.dev->pair_notify(task);
@@ -84,22 +82,22 @@ void Context::deliver_box(uint32_t src_task) {
   Peer &p = peers_[src_task];
   while (p.arrived < p.promised) {
     const uint64_t n = p.arrived;
-    box::Slot &s = p.box_in->slots[n % box::kSlots];
-    if (load_acquire(s.seq1) != n + 1) return;
+    box::Cell &c = p.box_in->cells[n % box::kSlots];
+    if (load_acquire(c.msg) != n + 1) return;
     // The token made r this message's receive; it cannot have been cancelled since (the claim won).
     Request *r = p.box_recv[n % box::kSlots];
     p.arrived = n + 1;
     matcher_.unpost(r);
     r->token = false;
-    set_recv_status(r, bits_src(s.bits), bits_tag(s.bits), s.len);
-    if (s.len) std::memcpy(r->buf, s.data, s.len);
+    set_recv_status(r, bits_src(c.bits), bits_tag(c.bits), c.len);
+    if (c.len) std::memcpy(r->buf, c.data, c.len);
     ++stats().box_taken;
     finish_recv(r);
   }
 }
 
 bool Context::box_ready(Peer &p) {
-  return load_acquire(p.box_in->slots[p.arrived % box::kSlots].seq1) == p.arrived + 1;
+  return load_acquire(p.box_in->cells[p.arrived % box::kSlots].msg) == p.arrived + 1;
 }
 
 void Context::poll_boxes() {
@@ -131,7 +129,7 @@ bool Context::box_withdraw(Request *r) {
   // The newest promise naming r is this start's (a request is re-armed at every start).
   for (uint64_t n = p.promised; n > p.arrived; --n)
     if (p.box_recv[(n - 1) % box::kSlots] == r)
-      return swap(p.box_in->tokens[(n - 1) % box::kSlots].seq1, n, 0);
+      return swap(p.box_in->cells[(n - 1) % box::kSlots].token, n, 0);
   return false;
 }
 

@@ -1,18 +1,21 @@
 // The mailboxes of seed 004's ready tokens, for small messages: how the context lays out a device's
-// pair area (Device::pair_area) of one direction, sender -> receiver. The receiver writes tokens, the
-// sender writes messages; each side only reads what the other wrote.
+// pair area (Device::pair_area) of one direction, sender -> receiver. The receiver writes tokens; the
+// sender claims them and writes messages.
 //
-// A token promises the sender's message number `seq1 - 1` (every message between a pair is numbered,
+// A token promises the sender's message number `token - 1` (every message between a pair is numbered,
 // Peer::sent and Peer::arrived) to one posted receive, if that message has match bits `bits` and at most
 // `capacity` bytes, and if every message from number `base` (the receiver had taken all before it when
-// it wrote the token) up to it came through the mailbox too: those were promised to receives posted
-// earlier, so the promised receive is the one MPI would match. The sender claims a token by swapping
-// seq1 for kClaimed, the receiver withdraws one (a cancel) by swapping it for 0: whichever swap comes
-// first decides whether the message comes through the mailbox or the rings.
+// it wrote the token; base = token - 1 - behind) up to it came through the mailbox too: those were promised
+// to receives posted earlier, so the promised receive is the one MPI would match. The sender claims a token
+// by swapping it for kClaimed, the receiver withdraws one (a cancel) by swapping it for 0: whichever swap
+// comes first decides whether the message comes through the mailbox or the rings.
 //
-// Message n lives in slot n % kSlots, token n in token n % kSlots: a receiver promises at most kSlots
-// messages beyond the ones it has taken, so a slot or token is written again only once its last message
-// has been taken, and each is known by its sequence number (never cleared).
+// Message n and its token share cell n % kSlots, whose first cache line holds the token, the message's
+// header and its first bytes: a message of up to kInline bytes costs the pair one line each way after
+// the token, as a ring packet does (the token and the message in lines of their own made an exchange
+// of 8 bytes slower, the sender missing on the token and then on the message). A receiver promises at
+// most kSlots messages beyond the ones it has taken, so a cell is written again only once its last
+// message has been taken; a cell's token and message are known by their sequence numbers (never cleared).
 #pragma once
 
 #include <cstddef>
@@ -22,29 +25,26 @@ namespace pamir::box {
 
 constexpr uint32_t kSlots = 16;
 constexpr uint64_t kClaimed = ~uint64_t(0);
+constexpr size_t kCellBytes = 256;
+constexpr size_t kInline = 32;
 
-struct alignas(64) Token {
-  uint64_t seq1;  // message number + 1, stored last (release); kClaimed once taken, 0 once withdrawn
-  uint64_t base;
+struct alignas(64) Cell {
+  // The token, written by the receiver: message number + 1, stored last (release); kClaimed once the
+  // sender took it, 0 once withdrawn. The token's base is its number minus `behind` (< kSlots).
+  uint64_t token;
   uint64_t bits;
-  uint64_t capacity;
+  // The message, written by the sender: its number + 1, stored last (release).
+  uint64_t msg;
+  uint16_t capacity;  // the token's
+  uint16_t behind;    // the token's
+  uint32_t len;       // the message's
+  uint8_t data[kCellBytes - 32];
 };
-
-constexpr size_t kSlotBytes = 192;
-constexpr size_t kSlotHeader = 24;
-constexpr uint64_t kPayload = kSlotBytes - kSlotHeader;  // the largest message a mailbox carries
-
-struct alignas(64) Slot {
-  uint64_t seq1;  // message number + 1, stored last (release)
-  uint64_t bits;
-  uint64_t len;
-  uint8_t data[kPayload];
-};
-static_assert(sizeof(Slot) == kSlotBytes);
+static_assert(offsetof(Cell, data) == 64 - kInline, "the first kInline bytes share the token's line");
+constexpr uint64_t kPayload = sizeof(Cell::data);  // the largest message a mailbox carries
 
 struct Area {
-  Token tokens[kSlots];
-  Slot slots[kSlots];
+  Cell cells[kSlots];
 };
 static_assert(sizeof(Area) == 4096, "a ring's pair area (devices/shm/ring.h) holds one");
 
