@@ -93,11 +93,11 @@ class Context {
   // the same for a receive below the rendezvous sizes, whose token goes into the pair's shared memory
   // (`first`: the caller knows r is its source's next match, Matcher::first_for need not look).
   // box_send: a send of `bytes` <= box::kPayload that the peer's token names goes into the pair's
-  // mailbox; true then, and it is done. mailbox(): PAMIR_MAILBOX, and single-threaded (a sleeper checks
-  // the mailboxes without the library lock).
+  // mailbox; true then, and it is done. mailbox(): PAMIR_MAILBOX, single-threaded (a sleeper checks the
+  // mailboxes without the library lock), and a send table with immediate sizes (only those go in).
   void box_token(Request *r, bool first = false);
   bool box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
-  bool mailbox() const { return mailbox_ && !library_lock().enabled; }
+  bool mailbox() const { return mailbox_ && immediate_end_ > 0 && !library_lock().enabled; }
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call
   // costs more than the second core saves); Context::share_chunk cuts them.
   static constexpr uint64_t kShareMinBytes = uint64_t(256) << 10;

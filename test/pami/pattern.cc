@@ -494,7 +494,7 @@ void direct_put() {
 // receive the ordinary send matched. A cancel withdraws a token before its message claims it; a
 // wildcard receive writes none; one receive start promises at most box::kSlots messages ahead.
 void mailboxes() {
-  const bool on = config::mailbox.flag;
+  const bool on = context().mailbox();  // PAMIR_MAILBOX, and a table with immediate sizes
   constexpr int kCount = 4;
   int out[kCount] = {}, in[kCount] = {}, got[kCount] = {}, extra[kCount] = {}, a[kCount] = {}, b[kCount] = {};
   auto fill = [](int *v, int seed) {
