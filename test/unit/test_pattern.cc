@@ -196,3 +196,43 @@ TEST(Pattern, AThousandPatterns) {
 }
 
 }  // namespace
+
+// seal() marks the receives with a mailbox token that no earlier receive of the section accepts the
+// messages of (kDescFirst): a later receive of the same source and tag, anything after a wildcard in the
+// same context, is not; another context, another tag, or an earlier send does not matter.
+TEST(Pattern, SealMarksFirstReceives) {
+  PatternFifo f(64);
+  struct Recv {
+    Intent intent;
+    uint16_t ctx;
+    int32_t src, tag;
+    bool first;
+  };
+  const std::vector<Recv> want = {
+      {Intent::eager_send, 2, 1, 5, false},                                          // a send accepts nothing
+      {Intent::receive, 2, 1, 5, true},           {Intent::receive, 2, 1, 6, true},  // another tag
+      {Intent::receive, 4, 1, 5, true},                                              // another context
+      {Intent::receive, 2, 1, 5, false},           // the second receive of (1, 5)
+      {Intent::receive, 2, 3, 5, true},            // another source
+      {Intent::receive, 2, kAnySource, 9, false},  // a wildcard never gets a token, so never first
+      {Intent::receive, 2, 3, 9, false},           // the wildcard before it accepts (3, 9)
+      {Intent::receive, 2, 3, 8, true},
+  };
+  const uint32_t n = uint32_t(want.size());
+  const uint32_t s = f.record(1, n, 1);
+  ASSERT_NE(s, PatternFifo::kNone);
+  std::vector<Request> reqs(n);
+  Descriptor *d = f.descriptors(s);
+  for (uint32_t j = 0; j < n; ++j) {
+    reqs[j].ctx = want[j].ctx;
+    reqs[j].source = want[j].src;
+    reqs[j].tag = want[j].tag;
+    d[j].intent = want[j].intent;
+    d[j].req = &reqs[j];
+    d[j].counter = f.first(s);
+    if (want[j].intent == Intent::receive && want[j].src != kAnySource) d[j].flags = kDescBoxToken;
+  }
+  f.seal(s);
+  for (uint32_t j = 0; j < n; ++j)
+    EXPECT_EQ((d[j].flags & kDescFirst) != 0, want[j].first) << "descriptor " << j;
+}
