@@ -560,6 +560,31 @@ void mailboxes() {
     }
   }
 
+  // An ordinary receive of the same envelope posted before the start is MPI's match for the next
+  // message: the persistent receive is not, and must write no token (a start with receives already
+  // posted looks through the queue).
+  for (int iter = 0; iter < 5; ++iter) {
+    MPI_Request early = MPI_REQUEST_NULL;
+    if (me == 1) {
+      MPI_Irecv(got, kCount, MPI_INT, 0, 70, MPI_COMM_WORLD, &early);
+      MPI_Start(&recv);
+    }
+    receiver_ready();
+    if (me == 0) {
+      for (int m = 0; m < 2; ++m) {
+        fill(out, 1100 + 10 * iter + m);
+        MPI_Start(&send);
+        MPI_Wait(&send, MPI_STATUS_IGNORE);
+      }
+    } else {
+      MPI_Wait(&early, MPI_STATUS_IGNORE);
+      MPI_Wait(&recv, MPI_STATUS_IGNORE);
+      EXPECT(wrong(got, 1100 + 10 * iter) == 0 && wrong(in, 1101 + 10 * iter) == 0,
+             "round %d: the earlier ordinary receive %d, the persistent one %d ints wrong", iter,
+             wrong(got, 1100 + 10 * iter), wrong(in, 1101 + 10 * iter));
+    }
+  }
+
   // A receive cancelled before its message was sent: its token is withdrawn, the cancel succeeds, and
   // the message goes through the ring to the receive posted after.
   if (me == 1) {
