@@ -9,6 +9,7 @@
 #include "pami/pattern.h"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -558,6 +559,25 @@ void mailboxes() {
              "round %d: tag 72 first %d, tag 72 second %d, tag 71 %d ints wrong", iter, wrong(b, 500 + iter),
              wrong(got, 600 + iter), wrong(a, 700 + iter));
     }
+  }
+
+  // A receive whose message comes late sleeps with its token out; the message in the mailbox wakes it
+  // (the sleeper's last check looks at the mailboxes, and the sender rings its doorbell).
+  {
+    const uint64_t sleeps = stats().sleeps, got_before = taken();
+    if (me == 1) MPI_Start(&recv);
+    receiver_ready();
+    if (me == 0) {
+      usleep(100 * 1000);
+      fill(out, 1000);
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Wait(&recv, MPI_STATUS_IGNORE);
+      EXPECT(wrong(in, 1000) == 0 && stats().sleeps > sleeps, "late message: %d ints wrong, %llu sleeps",
+             wrong(in, 1000), (unsigned long long)(stats().sleeps - sleeps));
+    }
+    EXPECT(taken() - got_before == (on ? 1u : 0u), "the late message did not come through the mailbox");
   }
 
   // An ordinary receive of the same envelope posted before the start is MPI's match for the next
