@@ -381,6 +381,23 @@ void receiver_ready() {
     MPI_Recv(nullptr, 0, MPI_BYTE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+// One start of a persistent pair with the receive first: rank 1 starts it (its token goes out), rank 0
+// fills its buffer and starts the send once the token is there, and rank 1 checks what arrived.
+template <typename Fill, typename Check>
+void receive_first(MPI_Request &send, MPI_Request &recv, Fill &&fill, Check &&check) {
+  if (me == 1) MPI_Start(&recv);
+  receiver_ready();
+  if (me == 0) {
+    fill();
+    MPI_Start(&send);
+    MPI_Wait(&send, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Status st;
+    MPI_Wait(&recv, &st);
+    check(st);
+  }
+}
+
 void direct_put() {
   constexpr size_t kBytes = 128 << 10;
   if (context().send_table().select(kBytes) != SendProtocol::rdma) return;  // an eager-only table
@@ -398,23 +415,16 @@ void direct_put() {
   };
   const Stats before = stats();
   // Rank 1 receives, rank 0 sends: 20 starts with the receive started first.
-  for (int iter = 0; iter < 20; ++iter) {
-    if (me == 1) MPI_Start(&recv);
-    receiver_ready();
-    if (me == 0) {
-      fill(out, iter);
-      MPI_Start(&send);
-      MPI_Wait(&send, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Status st;
-      MPI_Wait(&recv, &st);
-      int count = 0;
-      MPI_Get_count(&st, MPI_BYTE, &count);
-      EXPECT(bad(in, iter) == 0 && count == int(kBytes) && st.MPI_SOURCE == 0 && st.MPI_TAG == 60,
-             "start %d: %zu bytes wrong, count %d, source %d, tag %d", iter, bad(in, iter), count,
-             st.MPI_SOURCE, st.MPI_TAG);
-    }
-  }
+  for (int iter = 0; iter < 20; ++iter)
+    receive_first(
+        send, recv, [&] { fill(out, iter); },
+        [&](const MPI_Status &st) {
+          int count = 0;
+          MPI_Get_count(&st, MPI_BYTE, &count);
+          EXPECT(bad(in, iter) == 0 && count == int(kBytes) && st.MPI_SOURCE == 0 && st.MPI_TAG == 60,
+                 "start %d: %zu bytes wrong, count %d, source %d, tag %d", iter, bad(in, iter), count,
+                 st.MPI_SOURCE, st.MPI_TAG);
+        });
   // PAMIR_DIRECT_PUT=1 puts every time; off (the default), nothing is put and no token is sent.
   const uint64_t want = config::direct_put.flag ? 20 : 0;
   if (me == 0)
@@ -511,23 +521,16 @@ void mailboxes() {
   MPI_Send_init(out, kCount, MPI_INT, peer, 70, MPI_COMM_WORLD, &send);
   MPI_Recv_init(in, kCount, MPI_INT, peer, 70, MPI_COMM_WORLD, &recv);
   uint64_t before = taken();
-  for (int iter = 0; iter < 20; ++iter) {
-    if (me == 1) MPI_Start(&recv);
-    receiver_ready();
-    if (me == 0) {
-      fill(out, iter);
-      MPI_Start(&send);
-      MPI_Wait(&send, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Status st;
-      MPI_Wait(&recv, &st);
-      int count = 0;
-      MPI_Get_count(&st, MPI_INT, &count);
-      EXPECT(wrong(in, iter) == 0 && count == kCount && st.MPI_SOURCE == 0 && st.MPI_TAG == 70,
-             "mailbox start %d: %d ints wrong, count %d, source %d, tag %d", iter, wrong(in, iter), count,
-             st.MPI_SOURCE, st.MPI_TAG);
-    }
-  }
+  for (int iter = 0; iter < 20; ++iter)
+    receive_first(
+        send, recv, [&] { fill(out, iter); },
+        [&](const MPI_Status &st) {
+          int count = 0;
+          MPI_Get_count(&st, MPI_INT, &count);
+          EXPECT(wrong(in, iter) == 0 && count == kCount && st.MPI_SOURCE == 0 && st.MPI_TAG == 70,
+                 "mailbox start %d: %d ints wrong, count %d, source %d, tag %d", iter, wrong(in, iter), count,
+                 st.MPI_SOURCE, st.MPI_TAG);
+        });
   EXPECT(taken() - before == (on ? 20u : 0u), "%llu of 20 starts through the mailbox, want %d",
          (unsigned long long)(taken() - before), on ? 20 : 0);
 
@@ -565,18 +568,16 @@ void mailboxes() {
   // (the sleeper's last check looks at the mailboxes, and the sender rings its doorbell).
   {
     const uint64_t sleeps = stats().sleeps, got_before = taken();
-    if (me == 1) MPI_Start(&recv);
-    receiver_ready();
-    if (me == 0) {
-      usleep(100 * 1000);
-      fill(out, 1000);
-      MPI_Start(&send);
-      MPI_Wait(&send, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Wait(&recv, MPI_STATUS_IGNORE);
-      EXPECT(wrong(in, 1000) == 0 && stats().sleeps > sleeps, "late message: %d ints wrong, %llu sleeps",
-             wrong(in, 1000), (unsigned long long)(stats().sleeps - sleeps));
-    }
+    receive_first(
+        send, recv,
+        [&] {
+          usleep(100 * 1000);
+          fill(out, 1000);
+        },
+        [&](const MPI_Status &) {
+          EXPECT(wrong(in, 1000) == 0 && stats().sleeps > sleeps, "late message: %d ints wrong, %llu sleeps",
+                 wrong(in, 1000), (unsigned long long)(stats().sleeps - sleeps));
+        });
     EXPECT(taken() - got_before == (on ? 1u : 0u), "the late message did not come through the mailbox");
   }
 
