@@ -73,7 +73,7 @@ Setting mailbox{
     "PAMIR_MAILBOX", "1", Type::Bool,
     "a replayed persistent receive of one source and tag (below the rendezvous sizes) writes its "
     "source a ready token into the shared memory of the pair, and the replayed send that is that "
-    "source's next message, of at most 216 bytes, goes into the pair's mailbox instead of the ring: "
+    "source's next message, of at most 32 bytes, goes into the pair's mailbox instead of the ring: "
     "no packet, no matching (seed 004; shm only; 0: never)",
     nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,

@@ -199,8 +199,8 @@ class Context {
     box::Area *box_in = nullptr;
     uint64_t promised = 0;
     uint64_t run_start = 0, run_end = 0;
-    bool box_listed = false;  // in box_peers_
-    Request *box_recv[box::kSlots] = {};
+    bool box_listed = false;                // in box_peers_
+    std::unique_ptr<Request *[]> box_recv;  // box::kSlots, made with box_in
     bool pending = false;
     bool rdv_refused = false;  // the peer could not read this process: rendezvous sends go eagerly
     bool cma_refused = false;  // this process cannot reach the peer's memory: one-sided goes by packets

@@ -35,7 +35,11 @@ void Context::box_token(Request *r, bool first) {
   const uint32_t task = r->peer_task;
   Peer &p = peers_[task];
   if (!r->posted || task == self_) return;
-  if (!p.box_in && !(p.dev && (p.box_in = static_cast<box::Area *>(p.dev->pair_area(task, false))))) return;
+  if (!p.box_in) [[unlikely]] {
+    // Once per peer: the pair area exists once the peer has sent here.
+    if (!p.dev || !(p.box_in = static_cast<box::Area *>(p.dev->pair_area(task, false)))) return;
+    p.box_recv = std::make_unique<Request *[]>(box::kSlots);
+  }
   const uint64_t n = std::max(p.promised, p.arrived);
   if (n - p.arrived >= box::kSlots || (!first && !matcher_.first_for(r, r->source, r->tag))) return;
   box::Cell &c = p.box_in->cells[n % box::kSlots];
