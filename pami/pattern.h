@@ -211,6 +211,7 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
   r->rdv_counter = 0;
   r->rdv_cookie = 0;
   r->token = false;
+  r->promised = false;
   r->ext = &k;
   r->on_complete = pattern_op_done;
   if (d.intent == Intent::receive) {

@@ -61,6 +61,7 @@ struct Request : ListNode {
   bool shared = false;      // the one completed-send request (request_completed_send): never released
   bool active = false;      // persistent: started, and not yet completed by a Wait or Test
   bool token = false;       // receive: a ready token for it went to its source (it cannot be cancelled)
+  bool promised = false;    // receive: a mailbox token names it (a cancel withdraws it first)
   Status status;
 
   // Matching (receives) and addressing (sends).

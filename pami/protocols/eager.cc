@@ -369,9 +369,9 @@ void Context::start_recv(Request *r) {
 }
 
 bool Context::cancel_recv(Request *r) {
-  // A token out is withdrawn first, unless its message has claimed it (it then completes r).
-  if ((r->token && !box_withdraw(r)) || !matcher_.unpost(r)) return false;
-  r->token = false;
+  // A mailbox token is withdrawn first, unless its message has claimed it (it then completes r).
+  if (r->token || (r->promised && !box_withdraw(r)) || !matcher_.unpost(r)) return false;
+  r->promised = false;
   r->status.cancelled = true;
   request_complete(r);
   return true;

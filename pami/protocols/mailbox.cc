@@ -53,7 +53,7 @@ void Context::box_token(Request *r, bool first) {
     p.box_listed = true;
     box_peers_.push_back(task);
   }
-  r->token = true;
+  r->promised = true;
   ++stats().box_tokens;
 }
 
@@ -92,7 +92,7 @@ void Context::deliver_box(uint32_t src_task) {
     Request *r = p.box_recv[n % box::kSlots];
     p.arrived = n + 1;
     matcher_.unpost(r);
-    r->token = false;
+    r->promised = false;
     set_recv_status(r, bits_src(c.bits), bits_tag(c.bits), c.len);
     if (c.len) std::memcpy(r->buf, c.data, c.len);
     ++stats().box_taken;
@@ -130,11 +130,13 @@ bool Context::box_arrived() {
 
 bool Context::box_withdraw(Request *r) {
   Peer &p = peers_[r->peer_task];
-  // The newest promise naming r is this start's (a request is re-armed at every start).
+  // The newest promise naming r is this start's (a request is re-armed at every start). None among
+  // those whose messages have not come: r's message number went by through the rings to another
+  // receive, and the token can no longer be claimed.
   for (uint64_t n = p.promised; n > p.arrived; --n)
     if (p.box_recv[(n - 1) % box::kSlots] == r)
       return swap(p.box_in->cells[(n - 1) % box::kSlots].token, n, 0);
-  return false;
+  return true;
 }
 
 }  // namespace pamir

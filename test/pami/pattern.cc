@@ -629,6 +629,24 @@ void mailboxes() {
     EXPECT(wrong(in, 800) == 0, "after the cancel: %d ints wrong", wrong(in, 800));
   }
 
+  // A receive whose promised message number went by through the ring (an ordinary message of another
+  // tag took it) is cancelled all the same: its token can no longer be claimed.
+  if (me == 1) MPI_Start(&recv);
+  receiver_ready();
+  if (me == 0) {
+    fill(out, 850);
+    MPI_Send(out, kCount, MPI_INT, 1, 74, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(got, kCount, MPI_INT, 0, 74, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Cancel(&recv);
+    MPI_Status st;
+    MPI_Wait(&recv, &st);
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    EXPECT(cancelled && wrong(got, 850) == 0, "a receive whose number went by: cancelled %d, %d ints wrong",
+           cancelled, wrong(got, 850));
+  }
+
   // A wildcard receive writes no token.
   MPI_Request any;
   MPI_Recv_init(in, kCount, MPI_INT, MPI_ANY_SOURCE, 73, MPI_COMM_WORLD, &any);
