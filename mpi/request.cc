@@ -97,6 +97,11 @@ int request_error(pamir::Request *r, const char *fn, bool raise_it) {
       return raise_it ? raise(c, fn, MPI_ERR_OTHER, "the rendezvous read of the message's data failed: %s",
                               std::strerror(s.sys_errno))
                       : MPI_ERR_OTHER;
+    case Err::put:
+      return raise_it ? raise(c, fn, MPI_ERR_OTHER,
+                              "the direct put of the message's data into the receive's buffer failed: %s",
+                              std::strerror(s.sys_errno))
+                      : MPI_ERR_OTHER;
     default:
       return raise_it ? raise(c, fn, MPI_ERR_INTERN, "internal error %d", int(s.error)) : MPI_ERR_INTERN;
   }

@@ -64,10 +64,10 @@ Setting pattern_fifo{"PAMIR_PATTERN_FIFO", "65536", Type::Count,
                      nullptr};
 Setting direct_put{
     "PAMIR_DIRECT_PUT", "0", Type::Bool,
-    "1: a replayed persistent receive of one source and tag (64 KiB to 256 KiB) sends its source a "
-    "ready token, and the replayed send that is that source's next message puts its data straight "
-    "into the receive's buffer (seed 004); off by default: measured no faster than the rendezvous "
-    "here",
+    "1: a replayed persistent receive of one source and tag (64 KiB to 256 KiB) writes its source a "
+    "ready token into the shared memory of the pair, and the replayed send that is that source's next "
+    "message puts its data straight into the receive's buffer (seed 004; shm only, single-threaded "
+    "runs only); off by default: measured slower than the rendezvous here",
     nullptr};
 Setting mailbox{
     "PAMIR_MAILBOX", "1", Type::Bool,

@@ -77,26 +77,25 @@ class Context {
   void start_send(Request *r, SendProtocol proto);
   // Starts a receive described by r (ctx, source, tag, buf, bytes = capacity).
   void start_recv(Request *r);
-  // Cancels a posted receive; false if it has matched already, or if a ready token for it is out.
+  // Cancels a posted receive; false if it has matched already, or if the message a ready token
+  // promised it has claimed the token (it then completes r).
   bool cancel_recv(Request *r);
 
-  // The ready-token direct put of seed 004 (pami/protocols/direct.cc), for replayed descriptors.
-  // ready_token: r was just started as a receive of a specific source and tag; if it is posted and
-  // is the receive that source's next message would match, a token goes to the source with r's
-  // buffer and the number of that next message. direct_put: a send of `bytes` from `buf` with match
-  // bits `bits` to `task`; if that peer's token for these bits names this very message (its number is
-  // this process's next to the peer) and its buffer is large enough, the data is written straight
-  // into the buffer and the message is the notice that follows it; true then, and the send is done.
-  void ready_token(Request *r);
-  bool direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
-  // The mailboxes of small messages (pami/protocols/mailbox.cc, pami/protocols/mailbox.h). box_token:
-  // the same for a receive below the rendezvous sizes, whose token goes into the pair's shared memory
-  // (`first`: the caller knows r is its source's next match, Matcher::first_for need not look).
-  // box_send: a send of `bytes` <= box::kPayload that the peer's token names goes into the pair's
-  // mailbox; true then, and it is done. mailbox(): PAMIR_MAILBOX, single-threaded (a sleeper checks the
-  // mailboxes without the library lock), and a send table with immediate sizes (only those go in).
+  // Seed 004's ready tokens, for replayed descriptors, in the pair's shared memory (mailbox.cc,
+  // mailbox.h). A token goes out when r was just started as a receive of a specific source and tag,
+  // is posted, and is the receive that source's next message would match (`first`: the caller knows it
+  // is, Matcher::first_for need not look). It names that message's number.
+  // box_token: below the rendezvous sizes, the token offers room in the cell; box_send: a send of
+  // `bytes` <= box::kPayload that the peer's token names goes into the pair's mailbox; true then, and
+  // it is done. mailbox(): PAMIR_MAILBOX, single-threaded (a sleeper checks the mailboxes without the
+  // library lock), and a send table with immediate sizes (only those go in).
+  // ready_token (direct.cc): at the rendezvous sizes, with PAMIR_DIRECT_PUT, the token offers r's
+  // buffer; direct_put: a send the peer's token names writes its data straight into that buffer and
+  // the message into the cell; true then, and the send is done.
   void box_token(Request *r, bool first = false);
   bool box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
+  void ready_token(Request *r, bool first = false);
+  bool direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
   bool mailbox() const { return mailbox_ && immediate_end_ > 0 && !library_lock().enabled; }
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call
   // costs more than the second core saves); Context::share_chunk cuts them.
@@ -179,10 +178,6 @@ class Context {
     uint64_t received = 0;
     uint64_t total = 0;
   };
-  // A ready token from a peer (TokenHeader), kept until its message number has passed.
-  struct ReadyToken {
-    uint64_t seq, bits, addr, capacity, cookie;
-  };
   struct Peer : ListNode {
     dev::Device *dev = nullptr;
     List<Request> sendq;  // sends (and control packets) not yet fully handed to the device
@@ -191,7 +186,6 @@ class Context {
     // the numbers ready tokens name.
     uint64_t sent = 0;
     uint64_t arrived = 0;
-    std::vector<ReadyToken> tokens;
     // Mailboxes: the pair areas of both directions (looked up at first use), the number after the last
     // message from the peer promised by a token, the last unbroken run [run_start, run_end) of messages
     // sent to the peer through its mailbox, and the receive each promise names.
@@ -248,10 +242,15 @@ class Context {
   void on_put_ack(uint64_t cookie);
   void on_get(uint32_t src_task, const GetHeader &h);
   void on_get_data(const GetDataHeader &h, const void *payload, size_t len);
-  // Direct put (pami/protocols/direct.cc).
-  void on_token(uint32_t src_task, const TokenHeader &h);
-  void on_put_done(uint32_t src_task, const PutDoneHeader &h);
-  // Mailboxes (pami/protocols/mailbox.cc).
+  // Mailboxes (pami/protocols/mailbox.cc). A token: box_cell finds r's cell (nullptr when none can
+  // go out) and fills what every token holds, the caller what its kind offers, box_promise publishes
+  // it. A message: box_claimable finds the token of this process's next message to p if it names
+  // `bits` and offers `kind`, box_claim takes it (false if withdrawn), box_sent publishes the message.
+  box::Cell *box_cell(Request *r, bool first, uint64_t &n);
+  void box_promise(Request *r, box::Cell &c, uint64_t n);
+  box::Cell *box_claimable(Peer &p, uint32_t task, uint64_t bits, uint8_t kind);
+  bool box_claim(Peer &p, box::Cell &c);
+  void box_sent(Peer &p, uint32_t task, box::Cell &c);
   bool box_withdraw(Request *r);
   void deliver_box(uint32_t src_task);
   void poll_boxes();

@@ -19,9 +19,7 @@ enum Dispatch : uint16_t {
   kDispatchGetData = 10,  // part of a get's answer: GetDataHeader + payload
   kDispatchShort = 11,    // a whole message in one packet, sent at once: the match bits (8 bytes) + payload
   kDispatchMsgSig = 12,   // kDispatchMsg with the hash of the message's type signature: MsgSigHeader
-  kDispatchToken = 13,    // a replayed receive is ready for a direct put (seed 004): TokenHeader
-  kDispatchPutDone = 14,  // a direct put is in the receive's buffer; the message itself: PutDoneHeader
-  kDispatchCount = 15,
+  kDispatchCount = 13,
 };
 
 struct MsgHeader {
@@ -33,23 +31,6 @@ struct MsgHeader {
 struct MsgSigHeader {
   MsgHeader msg;
   uint64_t sig;
-};
-
-// A ready token: the receive `cookie`, posted for the message with match bits `bits` from the token's
-// destination, takes that peer's message number `seq` (counted from 0, every message to this process)
-// if it is this one; its buffer is `capacity` bytes at `addr`.
-struct TokenHeader {
-  uint64_t seq;
-  uint64_t bits;
-  uint64_t addr;
-  uint64_t capacity;
-  uint64_t cookie;
-};
-
-struct PutDoneHeader {
-  uint64_t cookie;  // the receive the token named
-  uint64_t bits;    // the sender's match bits (the status's source and tag)
-  uint64_t total;   // bytes written into its buffer
 };
 
 struct AckHeader {

@@ -66,7 +66,7 @@ void PatternFifo::seal(uint32_t s) {
   // once, so that no start has to look through the posted queue for it.
   for (uint32_t j = sec.start; j < sec.end; ++j) {
     Descriptor &d = fifo_[j];
-    if (!(d.flags & kDescBoxToken)) continue;
+    if (!(d.flags & (kDescBoxToken | kDescToken))) continue;
     const Request *r = d.req;
     bool first = true;
     for (uint32_t i = sec.start; i < j && first; ++i) {

@@ -36,7 +36,7 @@ enum class Intent : uint8_t {
 enum DescriptorFlags : uint8_t {
   kDescImmediate = 1,  // one packet from a contiguous buffer, no signature: sent without its request
   kDescTyped = 2,      // its operation has a layout (non-contiguous data, seed 003)
-  kDescToken = 4,      // a receive that sends its source a ready token for a direct put when started
+  kDescToken = 4,      // a receive that writes its source a ready token for a direct put when started
   kDescDirect = 8,     // a send that puts straight into the receive's buffer when its token is here
   kDescBox = 16,       // an immediate send that goes into the pair's mailbox when its token is here
   kDescBoxToken = 32,  // a receive that writes its source a mailbox token when started
@@ -210,7 +210,6 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
   r->ack_ref = 0;
   r->rdv_counter = 0;
   r->rdv_cookie = 0;
-  r->token = false;
   r->promised = false;
   r->ext = &k;
   r->on_complete = pattern_op_done;
@@ -219,7 +218,7 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
     if (d.flags & kDescBoxToken)
       ctx.box_token(r, clear && (d.flags & kDescFirst));
     else if (d.flags & kDescToken)
-      ctx.ready_token(r);
+      ctx.ready_token(r, clear && (d.flags & kDescFirst));
   } else {
     ctx.start_send(r, d.protocol);
   }

@@ -23,6 +23,7 @@ enum class Err : int32_t {
   rdma,         // a rendezvous read failed (Status::sys_errno says why), reported on both sides
   intern,       // an invariant broke
   signature,    // PAMIR_CHECK_SIGNATURE: the message's type signature is not a prefix of the receive's
+  put,          // a direct put could not write the receive's buffer (Status::sys_errno says why)
 };
 
 enum class ReqKind : uint8_t {
@@ -41,7 +42,7 @@ struct Status {
   int32_t tag = 0;
   Err error = Err::ok;
   bool cancelled = false;
-  int32_t sys_errno = 0;    // Err::rdma: the errno of the failed read
+  int32_t sys_errno = 0;    // Err::rdma, Err::put: the errno of the failed copy
   uint64_t bytes = 0;       // bytes delivered into the receive buffer
   uint64_t sent_bytes = 0;  // bytes the sender sent (more than `bytes` on truncation)
 };
@@ -60,8 +61,7 @@ struct Request : ListNode {
   bool control = false;     // an internal packet (match ack) queued behind a full device
   bool shared = false;      // the one completed-send request (request_completed_send): never released
   bool active = false;      // persistent: started, and not yet completed by a Wait or Test
-  bool token = false;       // receive: a ready token for it went to its source (it cannot be cancelled)
-  bool promised = false;    // receive: a mailbox token names it (a cancel withdraws it first)
+  bool promised = false;    // receive: a ready token names it (a cancel withdraws it first)
   Status status;
 
   // Matching (receives) and addressing (sends).

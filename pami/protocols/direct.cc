@@ -1,71 +1,66 @@
 // The ready-token direct put of seed 004, for replayed persistent requests (pami/pattern.h) of the
 // rendezvous sizes. MPI lets any start of a persistent send match any receive, ordinary ones included,
-// and ordinary sends may come in between; a direct put must not break that. So the receiver, when a
-// replayed receive of a specific source and tag is posted and is the receive that source's next
-// message would match, sends a ready token naming that message's number (every message between a
-// pair is numbered in ring order, Peer::sent and Peer::arrived). The sender writes straight into the
-// receive's buffer only if the send it replays is that very message: its next number to the peer is
-// the token's, and its match bits are the token's. Anything else (an ordinary send in between, a
-// wildcard receive, which never issues a token) takes the ordinary path, where the receive, still
-// posted, is matched as usual. The notice that follows the data is the message: the receiver takes the
-// receive out of the posted queue and completes it, without matching.
+// and ordinary sends may come in between; a direct put must not break that. The token is the mailbox's
+// (pami/protocols/mailbox.cc), in the pair's shared memory: a replayed receive of a specific source and
+// tag that is the receive the source's next messages would reach promises itself to that message
+// number, and offers its buffer (box::kPut) instead of room in the cell. The replayed send that is that
+// very message (its number, its match bits, no message through the rings since the token's base)
+// claims the token, writes the data straight into the buffer and then the message word into the cell;
+// the receiver takes the receive out of the posted queue and completes it without matching. Anything
+// else (an ordinary send in between, a wildcard receive, which never offers a token) takes the
+// ordinary path, where the receive, still posted, is matched as usual.
+//
+// The token lives where the receiver can withdraw it with one swap, so a cancel is decided locally: it
+// wins if the sender has not claimed the token, and a claimed token's message is written in the same
+// call that claimed it.
 #include <sys/uio.h>
 
-#include <algorithm>
+#include <cstring>
 
 #include "pami/context.h"
+#include "pami/lock.h"
 
 namespace pamir {
 
-void Context::ready_token(Request *r) {
-  if (!r->posted || r->peer_task == self_ || !direct_put_pays(r->bytes)) return;
-  Peer &p = peers_[r->peer_task];
-  if (!p.dev || p.rdv_refused || !matcher_.first_for(r, r->source, r->tag)) return;
-  TokenHeader h{p.arrived, match_bits(r->ctx, r->source, r->tag), uint64_t(uintptr_t(r->buf)), r->bytes,
-                uint64_t(uintptr_t(r))};
-  r->token = true;
+void Context::ready_token(Request *r, bool first) {
+  // Threaded runs write no tokens: a sleeper looks at the cells without the library lock (mailbox()).
+  if (!direct_put_pays(r->bytes) || library_lock().enabled) return;
+  if (r->peer_task == self_ || peers_[r->peer_task].rdv_refused) return;  // the peer cannot reach us
+  uint64_t n;
+  box::Cell *c = box_cell(r, first, n);
+  if (!c) return;
+  c->kind = box::kPut;
+  const box::PutTarget t{uint64_t(uintptr_t(r->buf)), r->bytes};
+  std::memcpy(c->data, &t, sizeof t);
+  box_promise(r, *c, n);
   ++stats().direct_tokens;
-  send_control(r->peer_task, kDispatchToken, &h, sizeof h);
-}
-
-void Context::on_token(uint32_t src_task, const TokenHeader &h) {
-  Peer &p = peers_[src_task];
-  if (h.seq < p.sent) return;  // that message has gone the ordinary way already
-  p.tokens.push_back(ReadyToken{h.seq, h.bits, h.addr, h.capacity, h.cookie});
 }
 
 bool Context::direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes) {
   Peer &p = peers_[task];
-  if (p.tokens.empty()) return false;
-  // Tokens for messages already sent are stale; one for this message must name these match bits.
-  const uint64_t next = p.sent;
-  std::erase_if(p.tokens, [next](const ReadyToken &t) { return t.seq < next; });
-  auto it = std::find_if(p.tokens.begin(), p.tokens.end(),
-                         [next, bits](const ReadyToken &t) { return t.seq == next && t.bits == bits; });
-  if (it == p.tokens.end()) return false;
-  const ReadyToken t = *it;
-  p.tokens.erase(it);
-  if (bytes > t.capacity || p.cma_refused || !direct_put_pays(bytes)) return false;
+  box::Cell *c = box_claimable(p, task, bits, box::kPut);
+  if (!c || !direct_put_pays(bytes) || bytes > UINT32_MAX) return false;
+  box::PutTarget t;
+  std::memcpy(&t, c->data, sizeof t);
+  // Whether this process may write the peer's memory is known before the claim: once claimed, the
+  // message must come through the cell.
+  if (bytes > t.capacity || p.cma_refused || p.dev->remote_access(task) != 0 || !box_claim(p, *c))
+    return false;
   struct iovec local {
     const_cast<void *>(buf), bytes
   }, remote{reinterpret_cast<void *>(uintptr_t(t.addr)), bytes};
-  if (p.dev->write_remote(task, &local, 1, &remote, 1) != ssize_t(bytes)) return false;
-  PutDoneHeader h{t.cookie, bits, bytes};
-  ++p.sent;
-  ++stats().direct_puts;
-  stats().direct_put_bytes += bytes;
-  send_control(task, kDispatchPutDone, &h, sizeof h);
+  const ssize_t got = bytes ? p.dev->write_remote(task, &local, 1, &remote, 1) : 0;
+  if (got == ssize_t(bytes)) {
+    c->len = uint32_t(bytes);
+    ++stats().direct_puts;
+    stats().direct_put_bytes += bytes;
+  } else {
+    // The buffer could not be written (an unmapped receive buffer): the receive completes in error.
+    c->kind = box::kPutFailed;
+    c->len = uint32_t(got < 0 ? -got : EIO);
+  }
+  box_sent(p, task, *c);
   return true;
-}
-
-void Context::on_put_done(uint32_t src_task, const PutDoneHeader &h) {
-  ++peers_[src_task].arrived;
-  Request *r = reinterpret_cast<Request *>(uintptr_t(h.cookie));
-  // The token made r the receive of this message: nothing else from this peer came before it, and r
-  // (which cannot be cancelled while its token is out) is still posted.
-  matcher_.unpost(r);
-  set_recv_status(r, bits_src(h.bits), bits_tag(h.bits), h.total);
-  finish_recv(r);
 }
 
 }  // namespace pamir

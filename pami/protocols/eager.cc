@@ -226,18 +226,6 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
       c->on_get_data(h, payload, payload_len);
       break;
     }
-    case kDispatchToken: {
-      TokenHeader h;
-      std::memcpy(&h, hdr, sizeof h);
-      c->on_token(src_task, h);
-      break;
-    }
-    case kDispatchPutDone: {
-      PutDoneHeader h;
-      std::memcpy(&h, hdr, sizeof h);
-      c->on_put_done(src_task, h);
-      break;
-    }
     default:
       break;
   }
@@ -369,8 +357,8 @@ void Context::start_recv(Request *r) {
 }
 
 bool Context::cancel_recv(Request *r) {
-  // A mailbox token is withdrawn first, unless its message has claimed it (it then completes r).
-  if (r->token || (r->promised && !box_withdraw(r)) || !matcher_.unpost(r)) return false;
+  // A ready token is withdrawn first, unless its message has claimed it (it then completes r).
+  if ((r->promised && !box_withdraw(r)) || !matcher_.unpost(r)) return false;
   r->promised = false;
   r->status.cancelled = true;
   request_complete(r);

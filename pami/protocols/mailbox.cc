@@ -31,21 +31,26 @@ bool swap(uint64_t &w, uint64_t from, uint64_t to) {
 }
 }  // namespace
 
-void Context::box_token(Request *r, bool first) {
+box::Cell *Context::box_cell(Request *r, bool first, uint64_t &n) {
   const uint32_t task = r->peer_task;
   Peer &p = peers_[task];
-  if (!r->posted || task == self_) return;
+  if (!r->posted || task == self_) return nullptr;
   if (!p.box_in) [[unlikely]] {
     // Once per peer: the pair area exists once the peer has sent here.
-    if (!p.dev || !(p.box_in = static_cast<box::Area *>(p.dev->pair_area(task, false)))) return;
+    if (!p.dev || !(p.box_in = static_cast<box::Area *>(p.dev->pair_area(task, false)))) return nullptr;
     p.box_recv = std::make_unique<Request *[]>(box::kSlots);
   }
-  const uint64_t n = std::max(p.promised, p.arrived);
-  if (n - p.arrived >= box::kSlots || (!first && !matcher_.first_for(r, r->source, r->tag))) return;
+  n = std::max(p.promised, p.arrived);
+  if (n - p.arrived >= box::kSlots || (!first && !matcher_.first_for(r, r->source, r->tag))) return nullptr;
   box::Cell &c = p.box_in->cells[n % box::kSlots];
   c.bits = match_bits(r->ctx, r->source, r->tag);
-  c.capacity = uint16_t(std::min<uint64_t>(r->bytes, box::kPayload));
-  c.behind = uint16_t(n - p.arrived);
+  c.behind = uint8_t(n - p.arrived);
+  return &c;
+}
+
+void Context::box_promise(Request *r, box::Cell &c, uint64_t n) {
+  const uint32_t task = r->peer_task;
+  Peer &p = peers_[task];
   p.box_recv[n % box::kSlots] = r;
   store_release(c.token, n + 1);
   p.promised = n + 1;
@@ -54,30 +59,53 @@ void Context::box_token(Request *r, bool first) {
     box_peers_.push_back(task);
   }
   r->promised = true;
+}
+
+void Context::box_token(Request *r, bool first) {
+  uint64_t n;
+  box::Cell *c = box_cell(r, first, n);
+  if (!c) return;
+  c->kind = box::kBox;
+  c->capacity = uint16_t(std::min<uint64_t>(r->bytes, box::kPayload));
+  box_promise(r, *c, n);
   ++stats().box_tokens;
 }
 
-bool Context::box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes) {
-  Peer &p = peers_[task];
+box::Cell *Context::box_claimable(Peer &p, uint32_t task, uint64_t bits, uint8_t kind) {
   box::Area *a = p.box_out;
   if (!a) [[unlikely]] {
-    if (task == self_ || !p.dev) return false;
-    if (!(a = p.box_out = static_cast<box::Area *>(p.dev->pair_area(task, true)))) return false;
+    if (task == self_ || !p.dev) return nullptr;
+    if (!(a = p.box_out = static_cast<box::Area *>(p.dev->pair_area(task, true)))) return nullptr;
   }
   const uint64_t n = p.sent;
   box::Cell &c = a->cells[n % box::kSlots];
-  if (load_acquire(c.token) != n + 1) return false;
+  if (load_acquire(c.token) != n + 1) return nullptr;
   // One past the last message that went through the rings: the token holds only if the receiver had
   // taken it when it wrote the token.
   const uint64_t ring_end = p.run_end == n ? p.run_start : n;
-  if (c.bits != bits || bytes > c.capacity || n - c.behind < ring_end) return false;
-  if (!swap(c.token, n + 1, box::kClaimed)) return false;  // withdrawn by a cancel just now
-  c.len = uint32_t(bytes);
-  if (bytes) std::memcpy(c.data, buf, bytes);
+  if (c.kind != kind || c.bits != bits || n - c.behind < ring_end) return nullptr;
+  return &c;
+}
+
+bool Context::box_claim(Peer &p, box::Cell &c) {
+  return swap(c.token, p.sent + 1, box::kClaimed);  // false: withdrawn by a cancel just now
+}
+
+void Context::box_sent(Peer &p, uint32_t task, box::Cell &c) {
+  const uint64_t n = p.sent;
   store_release(c.msg, n + 1);
   if (p.run_end != n) p.run_start = n;
   p.run_end = p.sent = n + 1;
   p.dev->pair_notify(task);
+}
+
+bool Context::box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes) {
+  Peer &p = peers_[task];
+  box::Cell *c = box_claimable(p, task, bits, box::kBox);
+  if (!c || bytes > c->capacity || !box_claim(p, *c)) return false;
+  c->len = uint32_t(bytes);
+  if (bytes) std::memcpy(c->data, buf, bytes);
+  box_sent(p, task, *c);
   ++stats().box_sent;
   return true;
 }
@@ -93,9 +121,21 @@ void Context::deliver_box(uint32_t src_task) {
     p.arrived = n + 1;
     matcher_.unpost(r);
     r->promised = false;
-    set_recv_status(r, bits_src(c.bits), bits_tag(c.bits), c.len);
-    if (c.len) std::memcpy(r->buf, c.data, c.len);
-    ++stats().box_taken;
+    switch (c.kind) {
+      case box::kBox:
+        set_recv_status(r, bits_src(c.bits), bits_tag(c.bits), c.len);
+        if (c.len) std::memcpy(r->buf, c.data, c.len);
+        ++stats().box_taken;
+        break;
+      case box::kPut:  // the data is in r's buffer already
+        set_recv_status(r, bits_src(c.bits), bits_tag(c.bits), c.len);
+        break;
+      default:  // box::kPutFailed: the sender could not write r's buffer
+        set_recv_status(r, bits_src(c.bits), bits_tag(c.bits), 0);
+        r->status.error = Err::put;
+        r->status.sys_errno = int32_t(c.len);
+        break;
+    }
     finish_recv(r);
   }
 }

@@ -1,6 +1,8 @@
-// The mailboxes of seed 004's ready tokens, for small messages: how the context lays out a device's
-// pair area (Device::pair_area) of one direction, sender -> receiver. The receiver writes tokens; the
-// sender claims them and writes messages.
+// The mailboxes of seed 004's ready tokens: how the context lays out a device's pair area
+// (Device::pair_area) of one direction, sender -> receiver. The receiver writes tokens; the sender
+// claims them and writes messages. A token offers either room in the cell for a small message
+// (kBox), or the receive's own buffer to a direct put (kPut, pami/protocols/direct.cc), whose cell then
+// carries only the message's header.
 //
 // A token promises the sender's message number `token - 1` (every message between a pair is numbered,
 // Peer::sent and Peer::arrived) to one posted receive, if that message has match bits `bits` and at most
@@ -34,6 +36,20 @@ constexpr uint32_t kSlots = 16;
 constexpr uint64_t kClaimed = ~uint64_t(0);
 constexpr uint64_t kPayload = 32;  // the largest message a mailbox carries
 
+// What a token offers (written by the receiver with the token), and how a put turned out (written by
+// the sender with the message, over the token's kind).
+enum Kind : uint8_t {
+  kBox = 0,        // the message's data goes into the cell: at most `capacity` bytes
+  kPut = 1,        // the data goes straight into the receive's buffer: PutTarget in `data`
+  kPutFailed = 2,  // the sender claimed a kPut token but could not write the buffer: errno in `len`
+};
+
+// A kPut token's buffer, in the cell's data.
+struct PutTarget {
+  uint64_t addr;
+  uint64_t capacity;
+};
+
 struct alignas(256) Cell {  // one line used: the distance is the point
   // The token, written by the receiver: message number + 1, stored last (release); kClaimed once the
   // sender took it, 0 once withdrawn. The token's base is its number minus `behind` (< kSlots).
@@ -41,12 +57,14 @@ struct alignas(256) Cell {  // one line used: the distance is the point
   uint64_t bits;
   // The message, written by the sender: its number + 1, stored last (release).
   uint64_t msg;
-  uint16_t capacity;  // the token's
-  uint16_t behind;    // the token's
+  uint16_t capacity;  // the token's (kBox)
+  uint8_t behind;     // the token's
+  uint8_t kind;       // the token's, then the message's (Kind)
   uint32_t len;       // the message's
   uint8_t data[kPayload];
 };
 static_assert(offsetof(Cell, data) + kPayload == 64, "a cell's contents are one cache line");
+static_assert(sizeof(PutTarget) <= kPayload && kSlots <= UINT8_MAX, "a token fits its cell");
 
 struct Area {
   Cell cells[kSlots];

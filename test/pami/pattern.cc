@@ -9,6 +9,8 @@
 #include "pami/pattern.h"
 
 #include <mpi.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -339,7 +341,7 @@ void persistent_allreduce() {
 // first, so its token is at the sender when the sender starts, and the data goes straight into the
 // receive's buffer; an ordinary MPI_Isend with the same envelope between two starts takes the token's
 // message number, so the next start must not put (it would overwrite the receive the Isend matched);
-// a wildcard receive issues no token; a receive whose token is out cannot be cancelled.
+// a wildcard receive issues no token; a cancel withdraws a token, unless the put claimed it first.
 // A request the section does not hold (a send to MPI_PROC_NULL) freed, and a recordable one made in
 // its place, most likely at the same address (the pool reuses it): the array must record anew, or
 // the new send would never start.
@@ -456,25 +458,89 @@ void direct_put() {
              bad(got, 200 + iter));
     }
   }
-  // A receive whose token is out cannot be cancelled: it completes with the message.
-  if (me == 1) {
-    MPI_Start(&recv);
-    MPI_Cancel(&recv);
+  // A receive whose token is out is cancelled before its message comes: the token is withdrawn, so
+  // the persistent send takes the rings and an ordinary receive gets it.
+  {
+    const uint64_t puts = stats().direct_puts, tokens = stats().direct_tokens;
+    if (me == 1) {
+      MPI_Start(&recv);
+      EXPECT(stats().direct_tokens - tokens == want / 20, "%llu tokens for the receive to cancel",
+             (unsigned long long)(stats().direct_tokens - tokens));
+      MPI_Cancel(&recv);
+    }
+    receiver_ready();
+    if (me == 0) {
+      fill(out, 300);
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+      EXPECT(stats().direct_puts == puts, "a send put into a cancelled receive's buffer");
+    } else {
+      MPI_Status st;
+      MPI_Wait(&recv, &st);
+      int cancelled = 0;
+      MPI_Test_cancelled(&st, &cancelled);
+      if (cancelled) MPI_Recv(got.data(), int(kBytes), MPI_BYTE, 0, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT(cancelled && bad(got, 300) == 0, "cancelled %d, %zu bytes wrong", cancelled, bad(got, 300));
+    }
   }
-  receiver_ready();
-  if (me == 0) {
-    fill(out, 300);
-    MPI_Start(&send);
-    MPI_Wait(&send, MPI_STATUS_IGNORE);
-  } else {
-    MPI_Status st;
-    MPI_Wait(&recv, &st);
-    int cancelled = 1;
-    MPI_Test_cancelled(&st, &cancelled);
-    // Without a token the cancel succeeds, and the message goes to an ordinary receive.
-    if (cancelled) MPI_Recv(in.data(), int(kBytes), MPI_BYTE, 0, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    EXPECT(cancelled == !config::direct_put.flag && bad(in, 300) == 0, "cancelled %d, %zu bytes wrong",
-           cancelled, bad(in, 300));
+  // A cancel after the send claimed the token fails, and the receive completes with the message. Rank 1
+  // sees the claim by the data arriving in its buffer without a call into the library (any progress
+  // would take the message first), then cancels.
+  if (config::direct_put.flag) {
+    if (me == 1) {
+      fill(in, 0);
+      MPI_Start(&recv);
+    }
+    receiver_ready();
+    if (me == 0) {
+      fill(out, 310);
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+    } else {
+      while (bad(in, 310) != 0) {
+        asm volatile("" ::: "memory");  // another process writes the buffer
+        sched_yield();
+      }
+      MPI_Cancel(&recv);
+      MPI_Status st;
+      MPI_Wait(&recv, &st);
+      int cancelled = 1, count = 0;
+      MPI_Test_cancelled(&st, &cancelled);
+      MPI_Get_count(&st, MPI_BYTE, &count);
+      EXPECT(!cancelled && count == int(kBytes) && st.MPI_TAG == 60,
+             "a cancel after the claim: cancelled %d, count %d, tag %d", cancelled, count, st.MPI_TAG);
+    }
+  }
+  // A put whose buffer is gone (the receiver unmapped it, which MPI forbids): the receive completes
+  // with MPI_ERR_OTHER, nothing crashes, and the pair goes on.
+  if (config::direct_put.flag) {
+    void *gone = nullptr;
+    MPI_Request lost = MPI_REQUEST_NULL;
+    if (me == 1) {
+      gone = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      MPI_Recv_init(gone, int(kBytes), MPI_BYTE, 0, 62, MPI_COMM_WORLD, &lost);
+      MPI_Start(&lost);
+      munmap(gone, kBytes);
+    }
+    receiver_ready();
+    if (me == 0) {
+      MPI_Request s62;
+      MPI_Send_init(out.data(), int(kBytes), MPI_BYTE, 1, 62, MPI_COMM_WORLD, &s62);
+      MPI_Start(&s62);
+      MPI_Wait(&s62, MPI_STATUS_IGNORE);
+      MPI_Request_free(&s62);
+    } else {
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+      const int rc = MPI_Wait(&lost, MPI_STATUS_IGNORE);
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+      int cls = MPI_SUCCESS, len = 0;
+      char text[MPI_MAX_ERROR_STRING] = "";
+      MPI_Error_class(rc, &cls);
+      MPI_Error_string(rc, text, &len);
+      EXPECT(cls == MPI_ERR_OTHER && std::strstr(text, "direct put"), "a put into an unmapped buffer: %d, %s",
+             cls, text);
+      MPI_Request_free(&lost);
+    }
   }
   // A wildcard receive issues no token.
   MPI_Request any;

@@ -197,9 +197,10 @@ TEST(Pattern, AThousandPatterns) {
 
 }  // namespace
 
-// seal() marks the receives with a mailbox token that no earlier receive of the section accepts the
-// messages of (kDescFirst): a later receive of the same source and tag, anything after a wildcard in the
-// same context, is not; another context, another tag, or an earlier send does not matter.
+// seal() marks the receives with a ready token, for a mailbox or a direct put, that no earlier receive of
+// the section accepts the messages of (kDescFirst): a later receive of the same source and tag, anything
+// after a wildcard in the same context, is not; another context, another tag, or an earlier send does
+// not matter. A receive that offers no token (a typed one, say) is not marked either.
 TEST(Pattern, SealMarksFirstReceives) {
   PatternFifo f(64);
   struct Recv {
@@ -207,16 +208,21 @@ TEST(Pattern, SealMarksFirstReceives) {
     uint16_t ctx;
     int32_t src, tag;
     bool first;
+    uint8_t token = kDescBoxToken;
   };
   const std::vector<Recv> want = {
-      {Intent::eager_send, 2, 1, 5, false},                                          // a send accepts nothing
-      {Intent::receive, 2, 1, 5, true},           {Intent::receive, 2, 1, 6, true},  // another tag
-      {Intent::receive, 4, 1, 5, true},                                              // another context
+      {Intent::eager_send, 2, 1, 5, false},  // a send accepts nothing
+      {Intent::receive, 2, 1, 5, true},
+      {Intent::receive, 2, 1, 6, true},            // another tag
+      {Intent::receive, 4, 1, 5, true},            // another context
       {Intent::receive, 2, 1, 5, false},           // the second receive of (1, 5)
       {Intent::receive, 2, 3, 5, true},            // another source
       {Intent::receive, 2, kAnySource, 9, false},  // a wildcard never gets a token, so never first
       {Intent::receive, 2, 3, 9, false},           // the wildcard before it accepts (3, 9)
       {Intent::receive, 2, 3, 8, true},
+      {Intent::receive, 2, 5, 5, true, kDescToken},  // a direct put's token
+      {Intent::receive, 2, 5, 5, false, kDescToken},
+      {Intent::receive, 2, 6, 5, false, 0},  // no token
   };
   const uint32_t n = uint32_t(want.size());
   const uint32_t s = f.record(1, n, 1);
@@ -230,7 +236,7 @@ TEST(Pattern, SealMarksFirstReceives) {
     d[j].intent = want[j].intent;
     d[j].req = &reqs[j];
     d[j].counter = f.first(s);
-    if (want[j].intent == Intent::receive && want[j].src != kAnySource) d[j].flags = kDescBoxToken;
+    if (want[j].intent == Intent::receive && want[j].src != kAnySource) d[j].flags = want[j].token;
   }
   f.seal(s);
   for (uint32_t j = 0; j < n; ++j)
