@@ -400,6 +400,33 @@ void receive_first(MPI_Request &send, MPI_Request &recv, Fill &&fill, Check &&ch
   }
 }
 
+// One start of a persistent pair whose receive is cancelled before the send starts: its token is
+// withdrawn, so the cancel succeeds, the sender's count `through_token` (messages that took a token)
+// does not move, and the message goes through the rings to the ordinary receive `take` posts.
+template <typename Fill, typename Take>
+void cancel_first(MPI_Request &send, MPI_Request &recv, const uint64_t &through_token, Fill &&fill,
+                  Take &&take) {
+  if (me == 1) {
+    MPI_Start(&recv);
+    MPI_Cancel(&recv);
+  }
+  receiver_ready();
+  if (me == 0) {
+    const uint64_t before = through_token;
+    fill();
+    MPI_Start(&send);
+    MPI_Wait(&send, MPI_STATUS_IGNORE);
+    EXPECT(through_token == before, "a send took the token of a cancelled receive");
+  } else {
+    MPI_Status st;
+    MPI_Wait(&recv, &st);
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    EXPECT(cancelled, "a receive whose message was not sent yet was not cancelled");
+    take();
+  }
+}
+
 void direct_put() {
   constexpr size_t kBytes = 128 << 10;
   if (context().send_table().select(kBytes) != SendProtocol::rdma) return;  // an eager-only table
@@ -458,30 +485,19 @@ void direct_put() {
              bad(got, 200 + iter));
     }
   }
-  // A receive whose token is out is cancelled before its message comes: the token is withdrawn, so
-  // the persistent send takes the rings and an ordinary receive gets it.
+  // A receive whose token is out is cancelled before its message comes: the persistent send takes the
+  // rings and an ordinary receive gets it.
   {
-    const uint64_t puts = stats().direct_puts, tokens = stats().direct_tokens;
-    if (me == 1) {
-      MPI_Start(&recv);
-      EXPECT(stats().direct_tokens - tokens == want / 20, "%llu tokens for the receive to cancel",
+    const uint64_t tokens = stats().direct_tokens;
+    cancel_first(
+        send, recv, stats().direct_puts, [&] { fill(out, 300); },
+        [&] {
+          MPI_Recv(got.data(), int(kBytes), MPI_BYTE, 0, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          EXPECT(bad(got, 300) == 0, "after the cancel: %zu bytes wrong", bad(got, 300));
+        });
+    if (me == 1)
+      EXPECT(stats().direct_tokens - tokens == want / 20, "%llu tokens for the cancelled receive",
              (unsigned long long)(stats().direct_tokens - tokens));
-      MPI_Cancel(&recv);
-    }
-    receiver_ready();
-    if (me == 0) {
-      fill(out, 300);
-      MPI_Start(&send);
-      MPI_Wait(&send, MPI_STATUS_IGNORE);
-      EXPECT(stats().direct_puts == puts, "a send put into a cancelled receive's buffer");
-    } else {
-      MPI_Status st;
-      MPI_Wait(&recv, &st);
-      int cancelled = 0;
-      MPI_Test_cancelled(&st, &cancelled);
-      if (cancelled) MPI_Recv(got.data(), int(kBytes), MPI_BYTE, 0, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      EXPECT(cancelled && bad(got, 300) == 0, "cancelled %d, %zu bytes wrong", cancelled, bad(got, 300));
-    }
   }
   // A cancel after the send claimed the token fails, and the receive completes with the message. Rank 1
   // sees the claim by the data arriving in its buffer without a call into the library (any progress
@@ -672,28 +688,14 @@ void mailboxes() {
     }
   }
 
-  // A receive cancelled before its message was sent: its token is withdrawn, the cancel succeeds, and
-  // the message goes through the ring to the receive posted after.
-  if (me == 1) {
-    MPI_Start(&recv);
-    MPI_Cancel(&recv);
-  }
-  receiver_ready();
-  if (me == 0) {
-    const uint64_t sent = stats().box_sent;
-    fill(out, 800);
-    MPI_Start(&send);
-    MPI_Wait(&send, MPI_STATUS_IGNORE);
-    EXPECT(stats().box_sent == sent, "a send took the token of a cancelled receive");
-  } else {
-    MPI_Status st;
-    MPI_Wait(&recv, &st);
-    int cancelled = 0;
-    MPI_Test_cancelled(&st, &cancelled);
-    EXPECT(cancelled, "a receive whose message was not sent yet was not cancelled");
-    MPI_Recv(in, kCount, MPI_INT, 0, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    EXPECT(wrong(in, 800) == 0, "after the cancel: %d ints wrong", wrong(in, 800));
-  }
+  // A receive cancelled before its message was sent: the message goes through the ring to the receive
+  // posted after.
+  cancel_first(
+      send, recv, stats().box_sent, [&] { fill(out, 800); },
+      [&] {
+        MPI_Recv(in, kCount, MPI_INT, 0, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        EXPECT(wrong(in, 800) == 0, "after the cancel: %d ints wrong", wrong(in, 800));
+      });
 
   // A receive whose promised message number went by through the ring (an ordinary message of another
   // tag took it) is cancelled all the same: its token can no longer be claimed.
