@@ -15,6 +15,7 @@
 // call that claimed it.
 #include <sys/uio.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "pami/context.h"
@@ -30,6 +31,7 @@ void Context::ready_token(Request *r, bool first) {
   box::Cell *c = box_cell(r, first, n);
   if (!c) return;
   c->kind = box::kPut;
+  c->capacity = 0;  // no room in the cell itself
   const box::PutTarget t{uint64_t(uintptr_t(r->buf)), r->bytes};
   std::memcpy(c->data, &t, sizeof t);
   box_promise(r, *c, n);
@@ -55,9 +57,11 @@ bool Context::direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t
     ++stats().direct_puts;
     stats().direct_put_bytes += bytes;
   } else {
-    // The buffer could not be written (an unmapped receive buffer): the receive completes in error.
+    // The message is claimed, so it ends here: the receive completes in error (an unmapped buffer,
+    // say). A refusal the probe did not foresee also stops later puts to this peer.
     c->kind = box::kPutFailed;
     c->len = uint32_t(got < 0 ? -got : EIO);
+    if (got == -EPERM || got == -ESRCH) p.cma_refused = true;
   }
   box_sent(p, task, *c);
   return true;

@@ -13,6 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -513,11 +515,15 @@ void direct_put() {
       MPI_Start(&send);
       MPI_Wait(&send, MPI_STATUS_IGNORE);
     } else {
-      while (bad(in, 310) != 0) {
+      // Bounded: without a put the message waits in the ring, and the Wait below takes it.
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      bool filled = false;
+      while (!(filled = bad(in, 310) == 0) && std::chrono::steady_clock::now() < give_up) {
         asm volatile("" ::: "memory");  // another process writes the buffer
         sched_yield();
       }
-      MPI_Cancel(&recv);
+      EXPECT(filled, "no put came into the receive's buffer in 30 s");
+      if (filled) MPI_Cancel(&recv);
       MPI_Status st;
       MPI_Wait(&recv, &st);
       int cancelled = 1, count = 0;
@@ -527,8 +533,8 @@ void direct_put() {
              "a cancel after the claim: cancelled %d, count %d, tag %d", cancelled, count, st.MPI_TAG);
     }
   }
-  // A put whose buffer is gone (the receiver unmapped it, which MPI forbids): the receive completes
-  // with MPI_ERR_OTHER, nothing crashes, and the pair goes on.
+  // A put into a buffer the receiver made read-only while its receive was pending (which MPI forbids):
+  // the receive completes with MPI_ERR_OTHER, nothing crashes, and the pair goes on.
   if (config::direct_put.flag) {
     void *gone = nullptr;
     MPI_Request lost = MPI_REQUEST_NULL;
@@ -536,7 +542,7 @@ void direct_put() {
       gone = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       MPI_Recv_init(gone, int(kBytes), MPI_BYTE, 0, 62, MPI_COMM_WORLD, &lost);
       MPI_Start(&lost);
-      munmap(gone, kBytes);
+      mprotect(gone, kBytes, PROT_READ);
     }
     receiver_ready();
     if (me == 0) {
@@ -553,9 +559,10 @@ void direct_put() {
       char text[MPI_MAX_ERROR_STRING] = "";
       MPI_Error_class(rc, &cls);
       MPI_Error_string(rc, text, &len);
-      EXPECT(cls == MPI_ERR_OTHER && std::strstr(text, "direct put"), "a put into an unmapped buffer: %d, %s",
+      EXPECT(cls == MPI_ERR_OTHER && std::strstr(text, "direct put"), "a put into a read-only buffer: %d, %s",
              cls, text);
       MPI_Request_free(&lost);
+      munmap(gone, kBytes);
     }
   }
   // A wildcard receive issues no token.
@@ -578,6 +585,104 @@ void direct_put() {
   MPI_Request_free(&any);
   MPI_Request_free(&send);
   MPI_Request_free(&recv);
+}
+
+// Put tokens with two promises out, and tokens of each kind met by a send of the other size: a token
+// holds only for the message it names, with its match bits and its kind.
+void direct_put_envelopes() {
+  constexpr size_t kBig = 128 << 10, kSmall = 16;
+  if (context().send_table().select(kBig) != SendProtocol::rdma) return;  // an eager-only table
+  std::vector<uint8_t> out0(kBig), out1(kBig), in0(kBig), in1(kBig);
+  auto fill = [](std::vector<uint8_t> &v, int seed) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = byte_of(seed, 6, i);
+  };
+  auto bad = [](const std::vector<uint8_t> &v, int seed, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) k += v[i] != byte_of(seed, 6, i);
+    return k;
+  };
+  // Receives of tags 80 and 81 started together: tokens for the next two messages, the second with a
+  // base one behind. Sends in that order put both; in the other order neither message is the one its
+  // token names, and both take the rings to the receive MPI matches.
+  MPI_Request recvs[2], sends[2], swapped[2];
+  MPI_Recv_init(in0.data(), int(kBig), MPI_BYTE, peer, 80, MPI_COMM_WORLD, &recvs[0]);
+  MPI_Recv_init(in1.data(), int(kBig), MPI_BYTE, peer, 81, MPI_COMM_WORLD, &recvs[1]);
+  MPI_Send_init(out0.data(), int(kBig), MPI_BYTE, peer, 80, MPI_COMM_WORLD, &sends[0]);
+  MPI_Send_init(out1.data(), int(kBig), MPI_BYTE, peer, 81, MPI_COMM_WORLD, &sends[1]);
+  MPI_Send_init(out1.data(), int(kBig), MPI_BYTE, peer, 81, MPI_COMM_WORLD, &swapped[0]);
+  MPI_Send_init(out0.data(), int(kBig), MPI_BYTE, peer, 80, MPI_COMM_WORLD, &swapped[1]);
+  for (int iter = 0; iter < 6; ++iter) {
+    const bool in_order = iter % 2 == 0;
+    const uint64_t puts = stats().direct_puts;
+    if (me == 1) MPI_Startall(2, recvs);
+    receiver_ready();
+    if (me == 0) {
+      fill(out0, 500 + iter);
+      fill(out1, 600 + iter);
+      MPI_Startall(2, in_order ? sends : swapped);
+      MPI_Waitall(2, in_order ? sends : swapped, MPI_STATUSES_IGNORE);
+      const uint64_t want = in_order && config::direct_put.flag ? 2 : 0;
+      EXPECT(stats().direct_puts - puts == want, "round %d (%s): %llu puts, want %llu", iter,
+             in_order ? "in order" : "swapped", (unsigned long long)(stats().direct_puts - puts),
+             (unsigned long long)want);
+    } else {
+      MPI_Waitall(2, recvs, MPI_STATUSES_IGNORE);
+      EXPECT(bad(in0, 500 + iter, kBig) == 0 && bad(in1, 600 + iter, kBig) == 0,
+             "round %d: tag 80 %zu, tag 81 %zu bytes wrong", iter, bad(in0, 500 + iter, kBig),
+             bad(in1, 600 + iter, kBig));
+    }
+  }
+  for (MPI_Request *r : {&recvs[0], &recvs[1], &sends[0], &sends[1], &swapped[0], &swapped[1]})
+    MPI_Request_free(r);
+
+  // A small send meets a put token: it takes neither the put nor the cell, and the large receive gets
+  // its 16 bytes through the rings.
+  MPI_Request big_recv, small_send;
+  MPI_Recv_init(in0.data(), int(kBig), MPI_BYTE, peer, 82, MPI_COMM_WORLD, &big_recv);
+  MPI_Send_init(out0.data(), int(kSmall), MPI_BYTE, peer, 82, MPI_COMM_WORLD, &small_send);
+  for (int iter = 0; iter < 3; ++iter) {
+    const uint64_t boxed = stats().box_sent, puts = stats().direct_puts;
+    receive_first(
+        small_send, big_recv, [&] { fill(out0, 700 + iter); },
+        [&](const MPI_Status &st) {
+          int count = 0;
+          MPI_Get_count(&st, MPI_BYTE, &count);
+          EXPECT(count == int(kSmall) && bad(in0, 700 + iter, kSmall) == 0,
+                 "round %d: count %d, %zu bytes wrong", iter, count, bad(in0, 700 + iter, kSmall));
+        });
+    if (me == 0)
+      EXPECT(stats().box_sent == boxed && stats().direct_puts == puts,
+             "a 16-byte send went into a put token's cell or buffer");
+  }
+  MPI_Request_free(&big_recv);
+  MPI_Request_free(&small_send);
+
+  // A large send meets a mailbox token of a 16-byte receive: it takes the rings, and the receive is
+  // truncated as MPI says (its first 16 bytes delivered).
+  MPI_Request small_recv, big_send;
+  MPI_Recv_init(in0.data(), int(kSmall), MPI_BYTE, peer, 83, MPI_COMM_WORLD, &small_recv);
+  MPI_Send_init(out0.data(), int(kBig), MPI_BYTE, peer, 83, MPI_COMM_WORLD, &big_send);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const uint64_t puts = stats().direct_puts;
+  if (me == 1) MPI_Start(&small_recv);
+  receiver_ready();
+  if (me == 0) {
+    fill(out0, 800);
+    MPI_Start(&big_send);
+    MPI_Wait(&big_send, MPI_STATUS_IGNORE);
+    EXPECT(stats().direct_puts == puts, "a large send put through a mailbox token");
+  } else {
+    std::fill(in0.begin(), in0.end(), 0);
+    const int rc = MPI_Wait(&small_recv, MPI_STATUS_IGNORE);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    EXPECT(cls == MPI_ERR_TRUNCATE && bad(in0, 800, kSmall) == 0 && in0[kSmall] == 0,
+           "a large send into a small receive: class %d, %zu of its bytes wrong, byte 16 is %d", cls,
+           bad(in0, 800, kSmall), in0[kSmall]);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Request_free(&small_recv);
+  MPI_Request_free(&big_send);
 }
 
 // The mailboxes of small messages (pami/protocols/mailbox.cc). With the receive started first, every
@@ -785,6 +890,7 @@ int main(int argc, char **argv) {
     replaced_unrecorded_request();
     persistent_allreduce();
     direct_put();
+    direct_put_envelopes();
     mailboxes();
   }
   thousand_patterns(full);
