@@ -11,6 +11,9 @@
 //
 // Messages are taken in number order with the rings': before a packet from a peer with promises out is
 // handled, the mailbox is emptied of the messages that come first (deliver()).
+//
+// The direct put's tokens (direct.cc) are cells of this same area, numbered, claimed, withdrawn and
+// taken here; only what a token offers (box::Kind) and where the data goes differ.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
