@@ -65,14 +65,30 @@ class Device {
   // Delivers received packets through the sink; returns how many.
   virtual unsigned poll() noexcept = 0;
 
-  // Reads from a peer's memory into local memory. Returns bytes read, or -errno
+  // Reads from a peer's memory into local memory. `remote` is in the peer's terms: addresses and `key`
+  // as the peer's expose() gave them (on shm plain addresses and key 0). Returns bytes read, or -errno
   // (for example -EPERM where cross-memory attach is refused).
   virtual ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
-                              const struct iovec *remote, unsigned nremote) noexcept = 0;
+                              const struct iovec *remote, unsigned nremote, uint64_t key) noexcept = 0;
 
   // Writes local memory into a peer's memory; the same results as read_remote().
   virtual ssize_t write_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
-                               const struct iovec *remote, unsigned nremote) noexcept = 0;
+                               const struct iovec *remote, unsigned nremote, uint64_t key) noexcept = 0;
+
+  // Lets peers read [addr, addr + len) until the acknowledgment object `ack_ref` is freed (seed 001's
+  // origin buffer). Returns the address peers read byte 0 of it at (addr itself where the fabric takes
+  // virtual addresses, an offset otherwise) and sets `key`; false when the memory cannot be exposed
+  // (the caller then sends the data in packets). On shm every address is readable: addr, key 0.
+  virtual bool expose(uint64_t ack_ref, const void *addr, uint64_t len, uint64_t &remote_addr,
+                      uint64_t &key) noexcept {
+    (void)ack_ref, (void)len;
+    remote_addr = uint64_t(uintptr_t(addr));
+    key = 0;
+    return true;
+  }
+  // Whether a target may read the origin's layout metadata (segments, loops) as well as its data:
+  // only where every address is readable. Elsewhere non-contiguous rendezvous go in packets.
+  virtual bool reads_layouts() const noexcept { return true; }
 
   // Acknowledgment objects (seed 001): a counter and a status in memory peers can write (on shm a slot
   // of the node segment, named by its offset; on ofi registered memory). The owner allocates one with

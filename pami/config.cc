@@ -29,7 +29,15 @@ Setting spin_count{"PAMIR_SPIN_COUNT", "2000", Type::Count,
                    "progress polls a blocked call makes before it sleeps on its doorbell", nullptr};
 Setting sleep_max_us{"PAMIR_SLEEP_MAX_US", "10000", Type::Count,
                      "longest sleep, in microseconds, before a blocked call polls again", nullptr};
-Setting device{"PAMIR_DEVICE", "shm", Type::Choice, "device for ranks on the same node", "shm"};
+Setting device{"PAMIR_DEVICE", "auto", Type::Choice,
+               "how ranks reach each other: auto (shm between ranks of one node, ofi between nodes), shm "
+               "(every peer must be on this node), ofi (libfabric for every peer, also on this node)",
+               "auto,shm,ofi"};
+Setting ofi_provider{"PAMIR_OFI_PROVIDER", "tcp;ofi_rxm", Type::Text,
+                     "the libfabric provider of the ofi device, as fi_info names it (tcp;ofi_rxm, shm, "
+                     "verbs;ofi_rxm, efa, cxi, psm3 ...); the tcp provider also needs FI_TCP_IFACE to pin "
+                     "its interface",
+                     nullptr};
 Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
                         "a blocked call yields the core between polls: auto (when the node's ranks "
                         "outnumber its usable CPUs), yes, no",
@@ -82,10 +90,11 @@ Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{
-      &send_protocols,  &put_protocols, &get_protocols,   &stats,      &shm_ring_size,   &spin_count,
-      &sleep_max_us,    &device,        &yield_when_idle, &shm_cma,    &shm_shared_copy, &verbose,
-      &check_signature, &dt_chunk_min,  &pattern_fifo,    &direct_put, &mailbox,         &fault};
+  static std::vector<Setting *> list{&send_protocols, &put_protocols,   &get_protocols, &stats,
+                                     &shm_ring_size,  &spin_count,      &sleep_max_us,  &device,
+                                     &ofi_provider,   &yield_when_idle, &shm_cma,       &shm_shared_copy,
+                                     &verbose,        &check_signature, &dt_chunk_min,  &pattern_fifo,
+                                     &direct_put,     &mailbox,         &fault};
   return list;
 }
 

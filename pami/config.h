@@ -49,6 +49,7 @@ extern Setting shm_ring_size;    // PAMIR_SHM_RING_SIZE
 extern Setting spin_count;       // PAMIR_SPIN_COUNT
 extern Setting sleep_max_us;     // PAMIR_SLEEP_MAX_US
 extern Setting device;           // PAMIR_DEVICE
+extern Setting ofi_provider;     // PAMIR_OFI_PROVIDER
 extern Setting yield_when_idle;  // PAMIR_YIELD_WHEN_IDLE
 extern Setting fault;            // PAMIR_FAULT
 extern Setting shm_cma;          // PAMIR_SHM_CMA

@@ -1,11 +1,13 @@
 #include "pami/context.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 
+#include "devices/ofi/ofi_device.h"
 #include "devices/shm/shm_device.h"
 #include "pami/config.h"
 #include "pami/cpus.h"
@@ -74,35 +76,34 @@ int Context::init(std::string &why) {
   }
   dt_chunk_min_ = config::dt_chunk_min.number;
 
-  if (boot_.local_size() > 1) {
-    dev::ShmParams p;
-    p.path = shm_segment_path(boot_.nspace(), boot_.hostname());
-    p.local_rank = boot_.local_rank();
-    p.tasks = boot_.local_peers();
-    p.my_task = self_;
-    p.barrier = [this]() { return boot_.fence(false); };
-    p.ring_bytes = size_t(config::shm_ring_size.number);
-    p.spin_before_sleep = spin_;
-    p.sink = dev::Sink{&Context::deliver, this};
-    p.fatal = [this](const std::string &msg) {
-      std::fprintf(stderr, "Pamir: rank %u: shared-memory device: %s\n", self_, msg.c_str());
-      boot_.abort(1, msg.c_str());
-    };
-    shm_ = dev::ShmDevice::create(p, why);
-    if (!shm_) {
-      why = "shared-memory device: " + why;
-      return 1;
-    }
+  // Each peer is reached through one device for the whole job, so per-pair order (and the message
+  // numbers tokens name) is what one device gives. The choices are in PAMIR_DEVICE's order.
+  enum { kDeviceAuto, kDeviceShm, kDeviceOfi };
+  const auto choice = config::device.number;
+  std::vector<bool> local(ntasks_, false);
+  for (uint32_t t : boot_.local_peers()) local[t] = true;
+  std::vector<uint32_t> remote;
+  for (uint32_t t = 0; t < ntasks_; ++t)
+    if (t != self_ && (choice == kDeviceOfi || !local[t])) remote.push_back(t);
+  if (choice == kDeviceShm && !remote.empty()) {
+    why = "PAMIR_DEVICE=shm, but rank " + std::to_string(remote.front()) +
+          " is on another node; the shm device reaches only this node's ranks (PAMIR_DEVICE=auto adds "
+          "ofi for the others)";
+    return 1;
   }
+  if (choice != kDeviceOfi && boot_.local_size() > 1 && open_shm(why) != 0) return 1;
+  if (!remote.empty() && open_ofi(remote, why) != 0) return 1;
   for (uint32_t t = 0; t < ntasks_; ++t) {
     if (t == self_) continue;
-    if (shm_ && shm_->reaches(t)) {
-      peers_[t].dev = shm_.get();
-    } else {
-      why = "rank " + std::to_string(t) +
-            " is on another node, and no device that reaches other nodes is available yet";
+    dev::Device *d = shm_ && shm_->reaches(t) ? shm_.get() : ofi_ && ofi_->reaches(t) ? ofi_.get() : nullptr;
+    if (!d) {
+      why = "no device reaches rank " + std::to_string(t);
       return 1;
     }
+    peers_[t].dev = d;
+    peers_[t].path = d == shm_.get() ? Path::shm : Path::ofi;
+    // One-sided transfers over ofi go by packets until RMA writes come (remote_access is shm's probe).
+    if (d == ofi_.get()) peers_[t].cma_refused = true;
   }
   // check_send_table() bounded every immediate range by one packet, so bounds[0] + 1 cannot overflow.
   // PAMIR_SHM_CMA=0: every peer is treated as one that cannot read us, from the first message on.
@@ -119,18 +120,75 @@ int Context::init(std::string &why) {
   return 0;
 }
 
+int Context::open_shm(std::string &why) {
+  dev::ShmParams p;
+  p.path = shm_segment_path(boot_.nspace(), boot_.hostname());
+  p.local_rank = boot_.local_rank();
+  p.tasks = boot_.local_peers();
+  p.my_task = self_;
+  p.barrier = [this]() { return boot_.fence(false); };
+  p.ring_bytes = size_t(config::shm_ring_size.number);
+  p.spin_before_sleep = spin_;
+  p.sink = dev::Sink{&Context::deliver, this};
+  p.fatal = [this](const std::string &msg) {
+    std::fprintf(stderr, "Pamir: rank %u: shared-memory device: %s\n", self_, msg.c_str());
+    boot_.abort(1, msg.c_str());
+  };
+  shm_ = dev::ShmDevice::create(p, why);
+  if (!shm_) {
+    why = "shared-memory device: " + why;
+    return 1;
+  }
+  return 0;
+}
+
+int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
+  dev::OfiParams p;
+  p.provider = config::ofi_provider.value;
+  p.my_task = self_;
+  p.ntasks = ntasks_;
+  p.tasks = tasks;
+  p.publish = [this](const void *data, size_t len) {
+    return boot_.put(dev::OfiDevice::kAddressKey, data, len);
+  };
+  p.lookup = [this](uint32_t task, std::vector<uint8_t> &out) {
+    return boot_.get(task, dev::OfiDevice::kAddressKey, out);
+  };
+  p.sink = dev::Sink{&Context::deliver, this};
+  p.fatal = [this](const std::string &msg) {
+    std::fprintf(stderr, "Pamir: rank %u on %s: ofi device: %s\n", self_, boot_.hostname().c_str(),
+                 msg.c_str());
+    boot_.abort(1, msg.c_str());
+  };
+  ofi_ = dev::OfiDevice::create(p, why);
+  if (!ofi_) {
+    why = "ofi device: " + why;
+    return 1;
+  }
+  // Every address is published before any peer looks one up; each is read at the first packet.
+  if (boot_.fence(false) != 0) {
+    why = "ofi device: the PMIx fence after publishing the fabric addresses failed";
+    return 1;
+  }
+  return 0;
+}
+
 uint64_t Context::immediate_limit() {
-  return dev::ShmDevice::payload_limit(size_t(config::shm_ring_size.number), sizeof(MsgHeader));
+  return std::min<uint64_t>(
+      dev::ShmDevice::payload_limit(size_t(config::shm_ring_size.number), sizeof(MsgHeader)),
+      dev::OfiDevice::payload_limit(sizeof(MsgHeader)));
 }
 
 std::string Context::immediate_limit_why() {
-  return "shm packets with PAMIR_SHM_RING_SIZE=" + config::shm_ring_size.value;
+  return "shm packets with PAMIR_SHM_RING_SIZE=" + config::shm_ring_size.value + " and ofi packets of " +
+         std::to_string(dev::OfiDevice::kPacketBytes) + " bytes";
 }
 
 void Context::finalize() {
   if (!initialized_) return;
   wait_until([this] { return pending_.empty(); });
   if (shm_) shm_->shutdown();
+  if (ofi_) ofi_->shutdown();
   boot_.finalize();
   initialized_ = false;
 }
@@ -147,16 +205,28 @@ void Context::relax() {
 
 void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
   // With threads, done() would read requests other threads complete under the lock: not passed.
-  if (library_lock().enabled) done = nullptr;
+  const bool threaded = library_lock().enabled;
+  if (threaded) done = nullptr;
   Unlocked unlocked;
-  if (!shm_) {
+  if (!shm_ && !ofi_) {
     sched_yield();
     return;
   }
   // Queued sends need no spinning either: a producer that finds a ring full marks it, and the consumer
   // rings this doorbell once it has drained room (the device's pending() also sees the room).
   ++stats().sleeps;
-  const unsigned us = sleep_us && sleep_us < sleep_max_us_ ? sleep_us : sleep_max_us_;
+  unsigned us = sleep_us && sleep_us < sleep_max_us_ ? sleep_us : sleep_max_us_;
+  if (!shm_) {
+    // The ofi device is not thread-safe, and this thread no longer holds the lock: others nap.
+    if (threaded)
+      usleep(std::min(us, kOfiNapUs));
+    else
+      ofi_->wait(us, done, arg);
+    return;
+  }
+  // Both devices: the shm doorbell cannot also watch the fabric's descriptor, so the sleep is short
+  // enough for ofi traffic to be noticed soon.
+  if (ofi_) us = std::min(us, kOfiNapUs);
   if (box_peers_.empty()) {
     shm_->wait(us, done, arg);
     return;

@@ -67,6 +67,8 @@ class Context {
     ++p.sent;
     ++stats().sends_by_protocol[unsigned(SendProtocol::immediate)];
     stats().bytes_by_protocol[unsigned(SendProtocol::immediate)] += bytes;
+    ++stats().sends_by_path[unsigned(p.path)][unsigned(SendProtocol::immediate)];
+    stats().bytes_by_path[unsigned(p.path)][unsigned(SendProtocol::immediate)] += bytes;
     return true;
   }
 
@@ -142,6 +144,7 @@ class Context {
   void advance() {
     if (__builtin_expect(!box_peers_.empty(), 0)) poll_boxes();
     if (shm_) shm_->poll();
+    if (ofi_) ofi_->poll();
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
     if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
     // Last, so a schedule sees every completion of this pass: a step left waiting for a send that
@@ -180,7 +183,8 @@ class Context {
   };
   struct Peer : ListNode {
     dev::Device *dev = nullptr;
-    List<Request> sendq;  // sends (and control packets) not yet fully handed to the device
+    Path path = Path::self;  // which device dev is, for the counts
+    List<Request> sendq;     // sends (and control packets) not yet fully handed to the device
     Incoming in;
     // Messages (not control packets) sent to the peer and arrived from it, in the order of its ring:
     // the numbers ready tokens name.
@@ -275,9 +279,15 @@ class Context {
   }
   void relax();
 
+  // The devices (seed 000's choice of path is per peer, Peer::dev): shm for the peers on this node,
+  // ofi for the others, or for every peer under PAMIR_DEVICE=ofi. Created only when some peer uses one.
+  int open_shm(std::string &why);
+  int open_ofi(const std::vector<uint32_t> &tasks, std::string &why);
+
   Bootstrap boot_;
   uint32_t self_ = 0, ntasks_ = 1;
   std::unique_ptr<dev::Device> shm_;
+  std::unique_ptr<dev::Device> ofi_;
   std::vector<Peer> peers_;
   List<Peer> pending_;
   ProgressHook hook_;
@@ -333,6 +343,8 @@ class Context {
   // between polls, since the peer it waits for may need this very core to make the progress awaited.
   bool yield_ = false;
   unsigned sleep_max_us_ = 10000;
+  // Longest sleep where ofi traffic cannot wake the sleeper (threaded runs, or shm's doorbell).
+  static constexpr unsigned kOfiNapUs = 200;
   bool initialized_ = false;
 };
 

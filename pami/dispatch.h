@@ -46,8 +46,9 @@ constexpr uint64_t kRdvAckBytes = sizeof(uint64_t);
 // over the `nloops` loops at `loops` (the origin's committed layout, which the target reads before the
 // data: seed 003).
 struct RdvSource {
-  uint64_t addr;
+  uint64_t addr;     // as Device::expose gave it: the address or the offset the target reads at
   uint64_t ack_ref;  // the origin's acknowledgment slot (Device::ack_alloc)
+  uint64_t key = 0;  // the memory key of the exposed data (Device::expose; 0 on shm)
   uint64_t segs = 0;
   uint64_t nsegs = 0;
   uint64_t loops = 0;

@@ -1,6 +1,7 @@
 #include "pami/stats.h"
 
 #include <cstdio>
+#include <string>
 
 namespace pamir {
 
@@ -16,9 +17,19 @@ void print_class(int rank, const char *cls, const uint64_t *counts, const uint64
 
 }  // namespace
 
+const char *path_name(Path p) {
+  static const char *const names[] = {"self", "shm", "ofi"};
+  static_assert(sizeof names / sizeof names[0] == unsigned(Path::count_));
+  return names[unsigned(p)];
+}
+
 void print_stats(int rank) {
   const Stats &s = stats();
   print_class<SendProtocol>(rank, "send", s.sends_by_protocol, s.bytes_by_protocol);
+  for (unsigned d = 0; d < unsigned(Path::count_); ++d) {
+    const std::string cls = std::string("send.") + path_name(Path(d));
+    print_class<SendProtocol>(rank, cls.c_str(), s.sends_by_path[d], s.bytes_by_path[d]);
+  }
   print_class<PutProtocol>(rank, "put", s.puts_by_protocol, s.put_bytes_by_protocol);
   print_class<GetProtocol>(rank, "get", s.gets_by_protocol, s.get_bytes_by_protocol);
   const struct {

@@ -8,9 +8,16 @@
 
 namespace pamir {
 
+// The paths a peer is reached by, for the per-device counts (Context::Peer::path).
+enum class Path : uint8_t { self, shm, ofi, count_ };
+const char *path_name(Path p);
+
 struct Stats {
   uint64_t sends_by_protocol[unsigned(SendProtocol::count_)] = {};
   uint64_t bytes_by_protocol[unsigned(SendProtocol::count_)] = {};
+  // The same by the device that carried them.
+  uint64_t sends_by_path[unsigned(Path::count_)][unsigned(SendProtocol::count_)] = {};
+  uint64_t bytes_by_path[unsigned(Path::count_)][unsigned(SendProtocol::count_)] = {};
   uint64_t self_sends = 0;
   uint64_t unexpected = 0;   // messages that arrived before their receive
   uint64_t send_queued = 0;  // sends that found the device full and waited

@@ -324,12 +324,12 @@ struct IovCursor {
 }  // namespace
 
 ssize_t ShmDevice::read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
-                               const struct iovec *remote, unsigned nremote) noexcept {
+                               const struct iovec *remote, unsigned nremote, uint64_t) noexcept {
   return cross_copy(task, local, nlocal, remote, nremote, false);
 }
 
 ssize_t ShmDevice::write_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
-                                const struct iovec *remote, unsigned nremote) noexcept {
+                                const struct iovec *remote, unsigned nremote, uint64_t) noexcept {
   return cross_copy(task, local, nlocal, remote, nremote, true);
 }
 

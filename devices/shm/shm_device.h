@@ -77,11 +77,11 @@ class ShmDevice final : public Device {
   // process_vm_readv / process_vm_writev, looping over partial transfers and batches of iovecs. The
   // first transfer with a peer checks that its pid really is the peer (a token it published); a refusal
   // then (-EPERM: containers, ptrace_scope, seccomp; -ESRCH: another pid namespace) is remembered and
-  // returned at once afterwards, for both directions.
+  // returned at once afterwards, for both directions. Every address is readable: the key is unused.
   ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
-                      unsigned nremote) noexcept override;
+                      unsigned nremote, uint64_t key) noexcept override;
   ssize_t write_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
-                       unsigned nremote) noexcept override;
+                       unsigned nremote, uint64_t key) noexcept override;
   // Acknowledgment slots: this rank's SegmentLayout::kAckSlots slots of the node segment, referenced by
   // segment offset. ack_write() checks that the reference is a slot of `task` (else the fatal hook).
   uint64_t ack_alloc(uint64_t expect) noexcept override;

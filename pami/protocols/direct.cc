@@ -51,7 +51,7 @@ bool Context::direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t
   struct iovec local {
     const_cast<void *>(buf), bytes
   }, remote{reinterpret_cast<void *>(uintptr_t(t.addr)), bytes};
-  const ssize_t got = bytes ? p.dev->write_remote(task, &local, 1, &remote, 1) : 0;
+  const ssize_t got = bytes ? p.dev->write_remote(task, &local, 1, &remote, 1, 0) : 0;
   if (got == ssize_t(bytes)) {
     c->len = uint32_t(bytes);
     ++stats().direct_puts;

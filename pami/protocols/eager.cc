@@ -30,6 +30,9 @@ void Context::start_send(Request *r, SendProtocol proto) {
   }
   ++stats().sends_by_protocol[unsigned(proto)];
   stats().bytes_by_protocol[unsigned(proto)] += r->bytes;
+  const Path path = peers_[r->peer_task].path;
+  ++stats().sends_by_path[unsigned(path)][unsigned(proto)];
+  stats().bytes_by_path[unsigned(path)][unsigned(proto)] += r->bytes;
   if (r->peer_task == self_) {
     // Loopback: the message is delivered in one piece, straight into the matcher.
     ++stats().self_sends;
@@ -74,7 +77,12 @@ bool Context::push(Peer &p, Request *r) {
     RtsHeader h{
         match_bits(r->ctx, r->source, r->tag), r->bytes, {uint64_t(uintptr_t(r->buf)), r->ack_ref}, r->sig};
     h.src.piece = r->bytes;
-    if (r->layout) rdv_describe(r, h.src);
+    if (r->layout) {
+      rdv_describe(r, h.src);
+    } else if (!d->expose(r->ack_ref, r->buf, r->bytes, h.src.addr, h.src.key)) [[unlikely]] {
+      // The fabric would not register the buffer: the target asks for packets, as for a layout.
+      h.src.piece = 0;
+    }
     if (!d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0)) return false;
     r->rdv = kRdvWait;
     r->started = true;

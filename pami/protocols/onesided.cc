@@ -56,8 +56,8 @@ void Context::start_onesided(Request *r, uint64_t remote_addr, bool direct, uint
   if (direct && !p.cma_refused) {
     struct iovec local = {r->buf, r->bytes};
     struct iovec remote = {remote_ptr, r->bytes};
-    const ssize_t got = put ? p.dev->write_remote(r->peer_task, &local, 1, &remote, 1)
-                            : p.dev->read_remote(r->peer_task, &local, 1, &remote, 1);
+    const ssize_t got = put ? p.dev->write_remote(r->peer_task, &local, 1, &remote, 1, 0)
+                            : p.dev->read_remote(r->peer_task, &local, 1, &remote, 1, 0);
     if (got == ssize_t(r->bytes) || !refused(got)) {
       ++counts[1];
       bytes[1] += r->bytes;

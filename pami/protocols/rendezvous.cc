@@ -55,7 +55,7 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
 
 void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
   dev::Device *d = peers_[src_task].dev;
-  const uint64_t addr = src.addr, ack_ref = src.ack_ref;
+  const uint64_t addr = src.addr, ack_ref = src.ack_ref, key = src.key;
   r->peer_task = src_task;
   r->rdv_counter = r->status.bytes;  // what fits; a longer message is MPI_ERR_TRUNCATE, status set already
   stats().rdv_target_armed += r->rdv_counter;
@@ -63,13 +63,16 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
   uint64_t done = 0;
   const bool share = r->rdv_counter >= kShareMinBytes && shared_copy_ && d->share_supported() &&
                      d->remote_access(src_task) == 0;
-  if (r->layout || src.segs) [[unlikely]] {
+  if (r->layout || src.segs || !src.piece) [[unlikely]] {
     // Either side is not contiguous: common chunks, straight from the origin's layout into ours -- unless
     // the pieces are small, when a process_vm_readv of many small iovecs (each pins its pages anew) loses
     // to the origin packing them into the rings and us unpacking them out (no buffer either way). Two
     // cores sharing the reads move twice as fast, so sharing halves the piece size that pays.
+    // A device that cannot read the origin's layout metadata (ofi: only the exposed data is readable),
+    // or an origin that could not expose its buffer (piece 0), has the origin send packets too.
     const uint64_t mine = r->layout ? r->layout->average_piece() : r->bytes;
-    if (std::min(mine, src.piece) < (share ? dt_chunk_min_ / 2 : dt_chunk_min_)) {
+    if (!d->reads_layouts() || !src.piece ||
+        std::min(mine, src.piece) < (share ? dt_chunk_min_ / 2 : dt_chunk_min_)) {
       ++stats().dt_pushed;
       r->ack_ref = ack_ref;
       ResendHeader h{ack_ref, uint64_t(uintptr_t(r)), 0};
@@ -90,7 +93,7 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
     const uint64_t n = std::min(r->rdv_counter, kPullChunk);
     struct iovec local = {static_cast<char *>(r->buf) + done, n};
     struct iovec remote = {reinterpret_cast<void *>(uintptr_t(addr + done)), n};
-    got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1);
+    got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1, key);
     if (got <= 0) break;
     r->rdv_counter -= uint64_t(got);
     done += uint64_t(got);
@@ -133,7 +136,7 @@ void Context::pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t
   while (d->share_claim(src_task, ack_ref, off, len)) {
     struct iovec local = {static_cast<char *>(r->buf) + off, len};
     struct iovec remote = {reinterpret_cast<void *>(uintptr_t(addr + off)), len};
-    const ssize_t got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1);
+    const ssize_t got = fault_rdma_read_ ? -EFAULT : d->read_remote(src_task, &local, 1, &remote, 1, 0);
     r->rdv_counter = d->share_moved(src_task, ack_ref, len, got == ssize_t(len) ? 0 : got < 0 ? got : -EIO);
   }
   finish_shared(r, src_task, ack_ref);
@@ -170,7 +173,7 @@ void Context::help(Request *r) {
   while (d->share_claim(self_, r->ack_ref, off, len)) {
     struct iovec local = {static_cast<char *>(r->buf) + off, len};
     struct iovec remote = {reinterpret_cast<void *>(uintptr_t(dest + off)), len};
-    const ssize_t got = d->write_remote(r->peer_task, &local, 1, &remote, 1);
+    const ssize_t got = d->write_remote(r->peer_task, &local, 1, &remote, 1, 0);
     d->share_moved(self_, r->ack_ref, len, got == ssize_t(len) ? 0 : got < 0 ? got : -EIO);
     stats().rdv_helped_bytes += len;
   }

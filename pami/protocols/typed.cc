@@ -121,7 +121,7 @@ ssize_t Context::read_layout(dev::Device *d, uint32_t task, uint64_t segs, uint6
   struct iovec local[2] = {{seg_out.data(), meta}, {loop_out, lbytes}};
   struct iovec remote[2] = {{reinterpret_cast<void *>(uintptr_t(segs)), meta},
                             {reinterpret_cast<void *>(uintptr_t(loops)), lbytes}};
-  const ssize_t got = d->read_remote(task, local, nloops ? 2 : 1, remote, nloops ? 2 : 1);
+  const ssize_t got = d->read_remote(task, local, nloops ? 2 : 1, remote, nloops ? 2 : 1, 0);
   return got == ssize_t(meta + lbytes) ? 0 : got < 0 ? got : -EIO;
 }
 
@@ -161,8 +161,8 @@ ssize_t Context::move_chunks(dev::Device *d, uint32_t task, bool read, uintptr_t
     }
     if (n == 0) return -EIO;  // a layout ended before `len` bytes
     const ssize_t got = fault_rdma_read_ && read ? -EFAULT
-                        : read                   ? d->read_remote(task, chunk_local_, n, chunk_remote_, n)
-                                                 : d->write_remote(task, chunk_local_, n, chunk_remote_, n);
+                        : read                   ? d->read_remote(task, chunk_local_, n, chunk_remote_, n, 0)
+                               : d->write_remote(task, chunk_local_, n, chunk_remote_, n, 0);
     ++stats().dt_chunk_reads;
     stats().dt_chunks += n;
     if (got != ssize_t(batch)) return got < 0 ? got : -EIO;
@@ -238,7 +238,7 @@ void Context::help_typed(Request *r, uint64_t desc_addr) {
   ShareLayout desc;
   struct iovec local = {&desc, sizeof desc};
   struct iovec remote = {reinterpret_cast<void *>(uintptr_t(desc_addr)), sizeof desc};
-  if (d->read_remote(r->peer_task, &local, 1, &remote, 1) != ssize_t(sizeof desc))
+  if (d->read_remote(r->peer_task, &local, 1, &remote, 1, 0) != ssize_t(sizeof desc))
     return;  // the target does it all
   if (read_layout(d, r->peer_task, desc.segs, desc.nsegs, desc.loops, desc.nloops, target_segs_,
                   target_loops_))

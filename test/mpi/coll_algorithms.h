@@ -5,6 +5,18 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether the job has no shared-memory device, so the "shm" algorithms have no areas to run in:
+ * PAMIR_DEVICE=ofi reaches every peer through libfabric (a job of one rank has no peer to reach, and
+ * its "shm" algorithms have nothing to do). */
+static inline int coll_no_shm_device(void) {
+  const char *d = getenv("PAMIR_DEVICE");
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size > 1 && d && strcmp(d, "ofi") == 0;
+}
 
 static const struct {
   const char *coll, *alg;

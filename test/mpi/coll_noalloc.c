@@ -41,7 +41,8 @@ int main(int argc, char **argv) {
     const char *alg = i < N_COLL_ALGORITHMS ? kCollAlgorithms[i].alg : "auto";
     int known = 0;
     for (size_t k = 0; k < sizeof kColls / sizeof kColls[0]; ++k) known |= !strcmp(coll, kColls[k]);
-    if (!known || (!strcmp(alg, "recursive_doubling") && !strcmp(coll, "allgather") && (size & (size - 1))))
+    if (!known || (!strcmp(alg, "recursive_doubling") && !strcmp(coll, "allgather") && (size & (size - 1))) ||
+        (!strcmp(alg, "shm") && coll_no_shm_device()))
       continue;
     MPI_Comm c = forced_comm(coll, alg);
     int rc = MPI_SUCCESS;

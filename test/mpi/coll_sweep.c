@@ -64,11 +64,13 @@ static int is_pow2(int n) {
   return n > 0 && (n & (n - 1)) == 0;
 }
 
-/* The shared-memory algorithms serve blocking calls only: a nonblocking call forced onto one is
- * refused, on every rank, before anything moves. */
+/* The shared-memory algorithms serve blocking calls only, and only where the shared-memory device
+ * gives them their areas: a call forced onto one elsewhere is refused, on every rank, before anything
+ * moves. */
 static int refused_nb(const char *coll, const char *alg, int nb, int rc) {
-  if (!nb || strcmp(alg, "shm") != 0) return 0;
-  CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "nonblocking %s forced to shm: rc %d", coll, rc);
+  if (strcmp(alg, "shm") != 0 || (!nb && !coll_no_shm_device())) return 0;
+  CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s %s forced to shm: rc %d",
+        nb ? "nonblocking" : "blocking", coll, rc);
   return 1;
 }
 

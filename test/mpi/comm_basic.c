@@ -292,11 +292,14 @@ static void unique_contexts(void) {
   MPI_Group_free(&wg);
   int peer = (rank + 1) % size, from = (rank + size - 1) % size;
   /* Send the index on every communicator with one tag, receive in reverse order. */
+  /* A freed send's buffer stays untouched until the send is done, which nothing here can tell: each
+     message has a value of its own for as long as the program runs. */
+  static int sent[LIVE];
   MPI_Request reqs[LIVE];
   for (int i = 0; i < LIVE; ++i) {
-    int v = i;
     MPI_Request s;
-    MPI_Isend(&v, 1, MPI_INT, peer, 11, comms[i], &s);
+    sent[i] = i;
+    MPI_Isend(&sent[i], 1, MPI_INT, peer, 11, comms[i], &s);
     MPI_Request_free(&s);
   }
   int got[LIVE];

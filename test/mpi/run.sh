@@ -4,6 +4,11 @@
 # fails in seconds. Prints PASS/FAIL per case and a final "N passed, N failed".
 #
 # usage: test/mpi/run.sh PREFIX        (PAMIR_TEST_QUICK=1: the sanitizer pass's subset)
+#
+# PAMIR_DEVICE=ofi in the environment runs the same suite over libfabric (PAMIR_OFI_PROVIDER, default
+# tcp;ofi_rxm), less the cases that test the shared-memory device itself (SKIP lines). A tcp provider
+# must be pinned to an interface with FI_TCP_IFACE (lo here): unpinned it would send to the machine's
+# main address, so the script refuses to run.
 set -u
 prefix=$(cd "${1:?usage: run.sh PREFIX}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +22,26 @@ failed=0
 
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+device=${PAMIR_DEVICE:-auto}
+if [ "$device" = ofi ]; then
+  case ${PAMIR_OFI_PROVIDER:-tcp;ofi_rxm} in
+    *tcp*)
+      if [ -z "${FI_TCP_IFACE:-}" ]; then
+        echo "FAIL ofi: PAMIR_DEVICE=ofi with a tcp provider needs FI_TCP_IFACE (lo) to pin its interface"
+        echo "0 passed, 1 failed"
+        exit 1
+      fi
+      ;;
+  esac
+  echo "device: ofi, provider ${PAMIR_OFI_PROVIDER:-tcp;ofi_rxm}, FI_TCP_IFACE=${FI_TCP_IFACE:-}"
+fi
+# shm_only NAME: true where the job has the shared-memory device; elsewhere says the case is skipped.
+shm_only() {
+  [ "$device" != ofi ] && return 0
+  echo "SKIP $1: it tests the shared-memory device"
+  return 1
+}
 
 for src in "$here"/*.c; do
   name=$(basename "$src" .c)
@@ -89,6 +114,18 @@ fi
 # being buffered, which MPI allows an implementation not to do (a rendezvous send waits for its match), so
 # it runs with an eager table; the rendezvous cases below cover ordering of unexpected requests-to-send.
 for np in 2 4; do ok_case "pt2pt_order.np$np" 0 "$np" PAMIR_SEND_PROTOCOLS=immediate:192,eager -- pt2pt_order; done
+# Three senders flood a receiver that is not receiving yet: flow control holds back what does not fit,
+# and everything arrives once it receives.
+has flood && ok_case flood.np4 0 4 -- flood
+# The ofi device with a provider libfabric does not have: MPI_Init names the variable and the providers
+# there are.
+if run ofi.bad_provider 1 2 PAMIR_DEVICE=ofi PAMIR_OFI_PROVIDER=no-such-provider FI_TCP_IFACE=lo -- pt2pt_basic; then
+  if grep -q 'PAMIR_OFI_PROVIDER="no-such-provider".*providers that do: .*tcp;ofi_rxm' "$work/ofi.bad_provider.err"; then
+    pass ofi.bad_provider
+  else
+    fail ofi.bad_provider "message: $(head -2 "$work/ofi.bad_provider.err" | tr '\n' '|')"
+  fi
+fi
 for np in 2 3; do ok_case "threads.np$np" 0 "$np" -- threads; done
 for prog in coll_basic comm_basic attr_basic group_basic; do
   has "$prog" || continue
@@ -127,7 +164,7 @@ fi
 # The shared-memory slots: a reader still to come keeps a freed communicator's slot out of use, and
 # freed slots come back.
 # With no spinning every wait on a peer's cell sleeps, and its writer's notification has no fence.
-if has coll_shm_slot; then
+if has coll_shm_slot && shm_only coll_shm_slot; then
   ok_case coll_shm_slot.np3 0 3 -- coll_shm_slot
   ok_case coll_shm_slot.sleep 0 3 PAMIR_SPIN_COUNT=0 -- coll_shm_slot
 fi
@@ -271,6 +308,7 @@ if has rdv; then
   for refuse in 0 1; do
     for np in 2 3; do
       name=rdv.refuse$refuse.np$np
+      shm_only "$name" || continue
       if run "$name" 0 "$np" TEST_REFUSE_CMA=$refuse PAMIR_STATS=1 PAMIR_SHM_SHARED_COPY=yes PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
         # Rank 1 receives every ring message from rank 0: by reads, or (refused) by one resend request.
         # Messages of 256 KiB and more are shared copies (both ends move chunks) where reads work.
@@ -287,7 +325,7 @@ if has rdv; then
   done
   ok_case rdv.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv fault
   # PAMIR_VERBOSE=1 says which path was chosen and why, on both sides of a refused read.
-  if run rdv.verbose 0 2 TEST_REFUSE_CMA=1 PAMIR_VERBOSE=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
+  if shm_only rdv.verbose && run rdv.verbose 0 2 TEST_REFUSE_CMA=1 PAMIR_VERBOSE=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
     if grep -q "cannot read rank 0's memory (Operation not permitted)" "$work/rdv.verbose.err" &&
       grep -q "rank 1 cannot read this process's memory" "$work/rdv.verbose.err"; then
       pass rdv.verbose
@@ -380,6 +418,7 @@ if has dt_zero_copy && [ "$quick" != 1 ]; then
     name=dt_zero_copy.$mode
     min=8K
     [ $mode = push ] && min=64K
+    if [ $mode = read ] && ! shm_only "$name"; then continue; fi
     if run $name 0 2 PAMIR_STATS=1 PAMIR_DT_CHUNK_MIN=$min -- dt_zero_copy; then
       e="$work/$name.err"
       if [ $mode = read ]; then
@@ -398,7 +437,7 @@ if has dt_zero_copy && [ "$quick" != 1 ]; then
     fi
   done
   # A shared copy between layouts whose reads fail: both ends get MPI_ERR_OTHER, nothing hangs.
-  if run dt_zero_copy.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_STATS=1 -- dt_zero_copy fault; then
+  if shm_only dt_zero_copy.fault && run dt_zero_copy.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_STATS=1 -- dt_zero_copy fault; then
     if grep -Eq "rank 1 rdv.target_shared [1-9]" "$work/dt_zero_copy.fault.err"; then
       pass "dt_zero_copy.fault ($(tail -1 "$work/dt_zero_copy.fault.out"))"
     else

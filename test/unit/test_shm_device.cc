@@ -581,7 +581,7 @@ TEST(ShmDevice, ReadRemote) {
       shm_test::fill(want.data(), kLen, 77);
       // 1. the whole buffer in one piece
       struct iovec l = {got.data(), kLen}, r = {reinterpret_cast<void *>(info.buf), kLen};
-      ssize_t n = d->read_remote(1, &l, 1, &r, 1);
+      ssize_t n = d->read_remote(1, &l, 1, &r, 1, 0);
       SHM_CHECK(n == static_cast<ssize_t>(kLen), std::to_string(n));
       SHM_CHECK(got == want);
       // 2. 300 remote pieces into 170 local ones of other sizes (more than one batch of iovecs)
@@ -600,7 +600,7 @@ TEST(ShmDevice, ReadRemote) {
       }
       SHM_CHECK(lv.size() > 64 && rv.size() > 64);
       n = d->read_remote(1, lv.data(), static_cast<unsigned>(lv.size()), rv.data(),
-                         static_cast<unsigned>(rv.size()));
+                         static_cast<unsigned>(rv.size()), 0);
       SHM_CHECK(n == static_cast<ssize_t>(total), std::to_string(n));
       size_t ri = 0, roff = 0;
       for (const struct iovec &v : lv) {
@@ -615,17 +615,17 @@ TEST(ShmDevice, ReadRemote) {
       }
       // 3. less local room than remote data: reads what fits
       struct iovec small = {got.data(), 100};
-      SHM_CHECK(d->read_remote(1, &small, 1, &r, 1) == 100);
+      SHM_CHECK(d->read_remote(1, &small, 1, &r, 1, 0) == 100);
       // 4. an address that is not mapped in the peer
       struct iovec bad = {reinterpret_cast<void *>(16), 100};
-      n = d->read_remote(1, &l, 1, &bad, 1);
+      n = d->read_remote(1, &l, 1, &bad, 1, 0);
       SHM_CHECK(n == -EFAULT, std::to_string(n));
       // 5. a read that runs into an unmapped page part-way
       struct iovec part = {reinterpret_cast<void *>(info.hole + 4096 - 100), 200};
-      n = d->read_remote(1, &l, 1, &part, 1);
+      n = d->read_remote(1, &l, 1, &part, 1, 0);
       SHM_CHECK(n == -EFAULT, std::to_string(n));
       // 6. a task that is not on this node
-      SHM_CHECK(d->read_remote(9, &l, 1, &r, 1) == -EHOSTUNREACH);
+      SHM_CHECK(d->read_remote(9, &l, 1, &r, 1, 0) == -EHOSTUNREACH);
       send(*d, 1, 2, nullptr, 0);
     }
     barrier();
@@ -670,12 +670,12 @@ TEST(ShmDevice, WriteRemote) {
       }
       SHM_CHECK(lv.size() > 64);
       struct iovec r = {reinterpret_cast<void *>(addr), kLen};
-      ssize_t n = d->write_remote(1, lv.data(), static_cast<unsigned>(lv.size()), &r, 1);
+      ssize_t n = d->write_remote(1, lv.data(), static_cast<unsigned>(lv.size()), &r, 1, 0);
       SHM_CHECK(n == static_cast<ssize_t>(kLen), std::to_string(n));
       struct iovec bad = {reinterpret_cast<void *>(16), 100};
-      n = d->write_remote(1, lv.data(), 1, &bad, 1);
+      n = d->write_remote(1, lv.data(), 1, &bad, 1, 0);
       SHM_CHECK(n == -EFAULT, std::to_string(n));
-      SHM_CHECK(d->write_remote(9, lv.data(), 1, &r, 1) == -EHOSTUNREACH);
+      SHM_CHECK(d->write_remote(9, lv.data(), 1, &r, 1, 0) == -EHOSTUNREACH);
       send(*d, 1, 2, nullptr, 0);
     }
     barrier();
@@ -696,7 +696,7 @@ TEST(ShmDevice, ReadRemoteFromAPeerThatExited) {
     while (proc_state(peer) != 'Z' && proc_state(peer) != '?') ::usleep(1000);
     char buf[8];
     struct iovec l = {buf, sizeof buf}, r = {buf, sizeof buf};
-    const ssize_t n = d->read_remote(1, &l, 1, &r, 1);
+    const ssize_t n = d->read_remote(1, &l, 1, &r, 1, 0);
     SHM_CHECK(n == -ESRCH, std::to_string(n));
     d->shutdown();
   });
@@ -711,12 +711,12 @@ TEST(ShmDevice, ReadRemoteReportsEpermWhereCmaIsRefused) {
     auto d = make(params("", 0, {0}, barrier, &h));
     std::vector<unsigned char> src(4096, 3), dst(4096, 0);
     struct iovec l = {dst.data(), dst.size()}, r = {src.data(), src.size()};
-    SHM_CHECK(d->read_remote(0, &l, 1, &r, 1) == 4096);  // reading oneself works before the filter
+    SHM_CHECK(d->read_remote(0, &l, 1, &r, 1, 0) == 4096);  // reading oneself works before the filter
     const int rc = refuse_cma();
     SHM_CHECK(rc == 0, std::strerror(-rc));
-    const ssize_t n = d->read_remote(0, &l, 1, &r, 1);
+    const ssize_t n = d->read_remote(0, &l, 1, &r, 1, 0);
     SHM_CHECK(n == -EPERM, std::to_string(n));
-    const ssize_t w = d->write_remote(0, &r, 1, &l, 1);
+    const ssize_t w = d->write_remote(0, &r, 1, &l, 1, 0);
     SHM_CHECK(w == -EPERM, std::to_string(w));
     d->shutdown();
   });
@@ -833,7 +833,7 @@ TEST(ShmDevice, SharedCopyThroughAnAckSlot) {
             SHM_CHECK(off == chunks * kChunk && len == std::min<uint64_t>(kChunk, kLen - off),
                       "claim " + std::to_string(chunks) + ": offset " + std::to_string(off));
             struct iovec l = {data.data() + off, len}, r = {reinterpret_cast<void *>(dest + off), len};
-            SHM_CHECK(d->write_remote(1, &l, 1, &r, 1) == static_cast<ssize_t>(len));
+            SHM_CHECK(d->write_remote(1, &l, 1, &r, 1, 0) == static_cast<ssize_t>(len));
             remaining = d->share_moved(0, ref, len, chunks == 2 ? -EFAULT : 0);
             moved += len;
             ++chunks;

@@ -1,0 +1,198 @@
+// The libfabric device: PAMI packets over FI_MSG on one reliable-datagram endpoint (FI_EP_RDM), the
+// rendezvous read of seed 001 over FI_RMA, and the completion queue's file descriptor to sleep on.
+//
+// - Provider: always named in the fi_getinfo hints (PAMIR_OFI_PROVIDER, default "tcp;ofi_rxm"): left
+//   unnamed, libfabric 1.17 lists providers first that ignore FI_TCP_IFACE. Where FI_TCP_IFACE is set,
+//   only entries whose domain is that interface are kept. Send-after-send ordering (FI_ORDER_SAS) is
+//   required: PAMI's protocols, like the shm rings, rely on packets to one peer arriving in order.
+// - Packets: a 16-byte wire header (the sender's task, since tcp;ofi_rxm gives no FI_SOURCE; dispatch;
+//   header length; kind; credits returned), the protocol header and the payload, at most kPacketBytes
+//   in all. Packets up to the provider's inject size go out with fi_inject, larger ones are copied into
+//   one of kSendBuffers pre-allocated buffers and sent with fi_send.
+// - Flow control: receive buffers are pre-posted, kCredits + 2 per peer this device reaches; a sender
+//   spends one credit per packet and gets them back piggybacked on the peer's packets, or in a credit
+//   packet (which spends none) once half are owed. However many senders flood one receiver, no packet
+//   ever finds no buffer: at most kCredits packets and two credit packets per peer are in flight.
+// - Rendezvous: expose() registers the origin's buffer for remote reads with the acknowledgment slot it
+//   belongs to (closed when the slot is freed); read_remote() issues fi_read and progresses the
+//   completion queue until the reads are done, keeping any packet that arrives meanwhile for the next
+//   poll(), so packets still reach the context in order. The acknowledgment is a packet that the
+//   origin's poll() applies to its local slot, so ack_counter() means what it means on shm.
+// - Addresses: published through PMIx under kAddressKey; a peer's is looked up and inserted into the
+//   address vector at the first packet to or from it, so start-up does no work per peer.
+//
+// Not thread-safe: the context serialises every call, wait() included.
+#pragma once
+
+#include <rdma/fabric.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "devices/ofi/fabric.h"
+
+struct fid_domain;
+struct fid_ep;
+struct fid_av;
+struct fid_cq;
+struct fid_mr;
+
+namespace pamir::dev {
+
+struct OfiParams {
+  std::string provider;  // fi_getinfo's provider name (PAMIR_OFI_PROVIDER)
+  uint32_t my_task = 0;
+  uint32_t ntasks = 1;
+  std::vector<uint32_t> tasks;  // the peers this device reaches, ascending (not my_task)
+  // PMIx business cards: publish this process's address; look a peer's up (0 on success).
+  std::function<int(const void *, size_t)> publish;
+  std::function<int(uint32_t, std::vector<uint8_t> &)> lookup;
+  Sink sink{};
+  // Called (then abort()) when the device cannot go on: a peer's address cannot be found, the fabric
+  // reports an error on a packet. Should end the job with the message.
+  std::function<void(const std::string &)> fatal;
+};
+
+class OfiDevice final : public Device {
+ public:
+  static constexpr size_t kPacketBytes = 8192;  // wire header + protocol header + payload
+  static constexpr uint32_t kMaxHeader = 240;
+  static constexpr unsigned kCredits = 32;      // packets in flight to one peer
+  static constexpr unsigned kSendBuffers = 64;  // fi_send buffers of the whole device
+  static constexpr unsigned kAckSlots = 1024;   // rendezvous sends in flight
+  static constexpr const char *kAddressKey = "pamir.ofi.addr";
+  // Payload bytes next to a header of hdr_len bytes: what max_payload() returns, known before any
+  // device exists (protocol-table checks).
+  static size_t payload_limit(uint32_t hdr_len) noexcept;
+
+  // Opens the fabric, domain, endpoint, address vector and completion queue, posts the receive
+  // buffers and publishes the address (the caller fences before the first packet). nullptr with the
+  // reason when the provider is missing or lacks what the device needs.
+  static std::unique_ptr<OfiDevice> create(const OfiParams &params, std::string &why);
+  ~OfiDevice() override;
+
+  const char *name() const noexcept override { return "ofi"; }
+  // The provider that create() chose and its domain, e.g. "tcp;ofi_rxm" and "lo".
+  const std::string &provider() const noexcept { return provider_; }
+  const std::string &domain_name() const noexcept { return domain_name_; }
+  size_t inject_size() const noexcept { return inject_; }
+
+  uint32_t max_header() const noexcept override { return kMaxHeader; }
+  size_t max_payload(uint32_t hdr_len) const noexcept override { return payload_limit(hdr_len); }
+  bool reaches(uint32_t task) const noexcept override { return task < peers_.size() && peers_[task].reached; }
+  bool try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
+                size_t payload_len) noexcept override;
+  bool try_send_fill(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, size_t payload_len,
+                     const Fill &fill) noexcept override;
+  unsigned poll() noexcept override;
+  // fi_read of every common chunk of the two lists; returns the bytes read or -errno (-EIO with the
+  // provider's message in last_error() when the fabric failed a read).
+  ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                      unsigned nremote, uint64_t key) noexcept override;
+  // Writes are not offered yet (one-sided transfers over ofi go by packets): -ENOTSUP.
+  ssize_t write_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                       unsigned nremote, uint64_t key) noexcept override;
+  bool expose(uint64_t ack_ref, const void *addr, uint64_t len, uint64_t &remote_addr,
+              uint64_t &key) noexcept override;
+  bool reads_layouts() const noexcept override { return false; }
+  uint64_t ack_alloc(uint64_t expect) noexcept override;
+  uint64_t ack_counter(uint64_t ref) const noexcept override { return acks_[ref - 1].counter; }
+  int64_t ack_status(uint64_t ref) const noexcept override { return acks_[ref - 1].status; }
+  void ack_free(uint64_t ref) noexcept override;
+  void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
+  // Sleeps on the completion queue's file descriptor once fi_trywait() says nothing is pending; a
+  // provider with no descriptor sleeps at most kNoFdSleepUs at a time.
+  void wait(unsigned timeout_us, bool (*also)(void *) = nullptr, void *arg = nullptr) noexcept override;
+  void shutdown() noexcept override;
+
+  // The provider's message for the last failed read (fi_cq_readerr), for error reports.
+  const std::string &last_error() const noexcept { return last_error_; }
+
+ private:
+  struct Op;
+  struct Buf;
+  struct Peer {
+    uint64_t addr = ~uint64_t(0);  // fi_addr_t, FI_ADDR_NOTAVAIL until resolved
+    unsigned credits = kCredits;   // packets this process may still send the peer
+    unsigned owed = 0;             // packets taken from the peer whose buffers it has not been told of
+    bool reached = false;
+    bool owed_listed = false;
+  };
+  struct AckSlot {
+    uint64_t counter = 0;
+    int64_t status = 0;
+    struct fid_mr *mr = nullptr;
+    uint64_t mr_addr = 0, mr_len = 0, remote_addr = 0, key = 0;
+    uint32_t next_free = 0;
+  };
+  struct AckWire {
+    uint64_t ref, bytes;
+    int64_t status;
+  };
+  static constexpr unsigned kNoFdSleepUs = 100;
+
+  OfiDevice() = default;
+  bool resolve(uint32_t task) noexcept;
+  Peer &peer(uint32_t task) noexcept;
+  template <typename Writer>
+  bool post(uint32_t task, uint8_t kind, uint16_t dispatch, uint32_t hdr_len, size_t body, Writer &&write,
+            bool spend_credit, bool once = false) noexcept;
+  void handle(Buf *b, size_t len) noexcept;
+  void complete(void *op_context, size_t len) noexcept;
+  void cq_error() noexcept;
+  unsigned drain(bool defer_packets) noexcept;
+  void repost(Buf *b) noexcept;
+  void return_credits(uint32_t task) noexcept;
+  void flush_owed() noexcept;
+  std::string fi_error(const char *what, int rc) const;
+  [[noreturn]] void fail(const std::string &msg) const noexcept;
+
+  const ofi::Fabric *lib_ = nullptr;
+  struct fi_info *info_ = nullptr;
+  struct fid_fabric *fabric_ = nullptr;
+  struct fid_domain *domain_ = nullptr;
+  struct fid_ep *ep_ = nullptr;
+  struct fid_av *av_ = nullptr;
+  struct fid_cq *cq_ = nullptr;
+  struct fid_mr *pool_mr_ = nullptr;  // the buffers' registration where the provider wants FI_MR_LOCAL
+  void *pool_desc_ = nullptr;
+  int wait_fd_ = -1;
+  uint64_t mr_mode_ = 0;
+  size_t inject_ = 0;
+  size_t max_msg_ = 0;
+  uint64_t next_key_ = 1;
+  std::string provider_, domain_name_;
+  std::string last_error_;
+
+  std::unique_ptr<Buf[]> bufs_;  // receive buffers, then send buffers
+  unsigned nrecv_ = 0;
+  Buf *free_send_ = nullptr;
+  // Packets read from the completion queue while a read_remote() waited for its reads: delivered by
+  // the next poll(), before anything newer. At most every receive buffer.
+  std::vector<Buf *> deferred_;
+  std::vector<size_t> deferred_len_;
+  size_t deferred_head_ = 0;
+  // A read_remote() in progress: reads outstanding and the first failure.
+  std::unique_ptr<Op> read_op_;
+
+  std::vector<Peer> peers_;
+  std::vector<uint32_t> owed_;  // peers owed credits that a credit packet could not carry yet
+  std::vector<AckSlot> acks_;
+  uint32_t free_ack_ = 0;             // index + 1 of the first free slot, 0 when none
+  std::vector<AckWire> acks_unsent_;  // acknowledgments waiting for a credit, with their peers below
+  std::vector<uint32_t> acks_unsent_task_;
+  std::unique_ptr<uint8_t[]> scratch_;  // an injected packet is put together here
+  Sink sink_{};
+  std::function<int(uint32_t, std::vector<uint8_t> &)> lookup_;
+  std::function<void(const std::string &)> fatal_;
+  uint32_t self_ = 0;
+  bool in_poll_ = false;
+  bool closing_ = false;
+};
+
+}  // namespace pamir::dev
