@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 namespace pamir {
 
@@ -42,6 +44,113 @@ static bool get_u32(const pmix_proc_t *who, const char *key, uint32_t &out) {
   return ok;
 }
 
+namespace {
+
+// Launchers that start several processes but serve no PMIx. Started by one of them, this process
+// finds no PMIx server and would become a singleton: the job would be N unrelated 1-process jobs,
+// each computing the whole problem alone (and writing the same files). Bootstrap::init stops instead,
+// naming the launcher it saw. Rows are tried in order, the innermost launcher first: MPICH's hydra
+// and Open MPI's orted, started on other nodes by srun, leave Slurm's step variables in their ranks'
+// environment, and it is their own variables that tell what started the rank.
+struct ForeignLauncher {
+  const char *marks[4];  // this launcher started the process if any of these is set
+  const char *size[2];   // how many processes it started: the first of these that is set
+  const char *rank;      // which of them this one is
+  const char *also[2];   // quoted in the message too, when set
+  const char *what;      // "started by <what> (<variables>[: <guess>]), so ...: <advice>"
+  const char *guess;
+  const char *advice;
+};
+
+constexpr ForeignLauncher kForeignLaunchers[] = {
+    {.marks = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
+     .size = {"OMPI_COMM_WORLD_SIZE"},
+     .rank = "OMPI_COMM_WORLD_RANK",
+     .also = {},
+     .what = "Open MPI's mpirun without a PMIx server",
+     .guess = nullptr,
+     .advice = "use Pamir's mpirun, or the mpirun of Open MPI 4 or later, which serves PMIx"},
+    // hydra_pmi_proxy gives each rank HYDI_CONTROL_FD; `srun --mpi=pmi2` sets PMI_* but not that.
+    {.marks = {"HYDI_CONTROL_FD"},
+     .size = {"PMI_SIZE"},
+     .rank = "PMI_RANK",
+     .also = {"PMI_FD", "PMI_PORT"},
+     .what = "a launcher that speaks PMI-1/PMI-2, not PMIx",
+     .guess = "MPICH's mpiexec/hydra",
+     .advice = "use Pamir's mpirun or a PMIx launcher"},
+    // SLURM_STEP_ID tells a task of srun from a batch script, which has SLURM_PROCID=0 and the job's
+    // SLURM_NTASKS but is one process: a program started there directly is a true singleton.
+    {.marks = {"SLURM_STEP_ID"},
+     .size = {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"},
+     .rank = "SLURM_PROCID",
+     .also = {"SLURM_STEP_ID", "SLURM_MPI_TYPE"},
+     .what = "Slurm's srun without PMIx",
+     .guess = nullptr,
+     .advice = "run with `srun --mpi=pmix`, or with Pamir's mpirun"},
+    // Simple PMI (PMI_FD or PMI_PORT), as MPICH's hydra, Intel MPI's mpiexec, MVAPICH's mpirun_rsh
+    // and Flux speak it.
+    {.marks = {"PMI_FD", "PMI_PORT", "PMI_RANK", "PMI_SIZE"},
+     .size = {"PMI_SIZE"},
+     .rank = "PMI_RANK",
+     .also = {"PMI_FD", "PMI_PORT"},
+     .what = "a launcher that speaks PMI-1/PMI-2, not PMIx",
+     .guess = "MPICH's mpiexec/hydra?",
+     .advice = "use Pamir's mpirun or a PMIx launcher"},
+};
+
+// The value of a variable that holds a count or an index, or -1 when it is unset or not a number.
+long env_number(const char *name) {
+  const char *s = name ? std::getenv(name) : nullptr;
+  if (!s || *s < '0' || *s > '9') return -1;
+  char *end;
+  errno = 0;
+  unsigned long v = std::strtoul(s, &end, 10);
+  if (*end || errno || v > 0x7fffffffUL) return -1;
+  return long(v);
+}
+
+// With no PMIx server: empty when this process may run as a singleton, else why it must not.
+// A launcher that started one process (`srun -n 1`, `mpiexec -n 1`) started a job of one rank, which
+// is what a singleton is: nothing is missing, so it runs, and serial steps of job scripts started that
+// way keep working as they do with other MPIs. A rank above 0 proves several processes even when the
+// size is unknown.
+std::string foreign_launcher() {
+  for (const ForeignLauncher &l : kForeignLaunchers) {
+    if (std::none_of(std::begin(l.marks), std::end(l.marks),
+                     [](const char *m) { return m && std::getenv(m); }))
+      continue;
+    const char *size_var = nullptr;
+    for (const char *v : l.size)
+      if (v && std::getenv(v)) {
+        size_var = v;
+        break;
+      }
+    const long size = env_number(size_var), rank = env_number(l.rank);
+    if (size <= 1 && rank <= 0) return {};
+    std::string seen;
+    for (const char *var : {size_var, l.rank, l.also[0], l.also[1]}) {
+      const char *value = var ? std::getenv(var) : nullptr;
+      if (!value || seen.find(std::string(var) + "=") != std::string::npos) continue;
+      seen += (seen.empty() ? "" : ", ") + std::string(var) + "=" + value;
+    }
+    if (l.guess) seen += std::string(": ") + l.guess;
+    const std::string count = size > 1 ? "its " + std::to_string(size) + " processes" : "its processes";
+    return std::string("started by ") + l.what + " (" + seen + "), so each of " + count +
+           " would run alone as a separate 1-process MPI job: " + l.advice;
+  }
+  return {};
+}
+
+}  // namespace
+
+// No PMIx server: a singleton of size 1, unless another launcher started several processes.
+static int no_server(std::string &nspace, std::string &why) {
+  why = foreign_launcher();
+  if (!why.empty()) return 1;
+  nspace = "singleton." + std::to_string(getpid());
+  return 0;
+}
+
 int Bootstrap::init(std::string &why) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -49,19 +158,16 @@ int Bootstrap::init(std::string &why) {
   // Started by hand: no PMIx server to look for, so do not pay PMIx_Init's failed connect.
   if (!std::getenv("PMIX_NAMESPACE") && !std::getenv("PMIX_SERVER_URI41") &&
       !std::getenv("PMIX_SERVER_URI4") && !std::getenv("PMIX_SERVER_URI3") &&
-      !std::getenv("PMIX_SERVER_URI2")) {
-    nspace_ = "singleton." + std::to_string(getpid());
-    return 0;
-  }
+      !std::getenv("PMIX_SERVER_URI2"))
+    return no_server(nspace_, why);
   auto *me = new pmix_proc_t;
   PMIX_PROC_CONSTRUCT(me);
   proc_ = me;
   pmix_status_t rc = PMIx_Init(me, nullptr, 0);
   if (rc == PMIX_ERR_UNREACH) {
-    // Stale PMIX_* variables without a server: run as a singleton, and never call PMIx_Finalize,
-    // which crashes in this state.
-    nspace_ = "singleton." + std::to_string(getpid());
-    return 0;
+    // Stale PMIX_* variables without a server: as with none (never call PMIx_Finalize, which
+    // crashes in this state).
+    return no_server(nspace_, why);
   }
   if (rc != PMIX_SUCCESS) {
     why = std::string("PMIx_Init failed: ") + PMIx_Error_string(rc);

@@ -10,8 +10,10 @@ namespace pamir {
 
 class Bootstrap {
  public:
-  // Connects to the PMIx server; with none, becomes a singleton of size 1. Returns 0 or an error
-  // message in `why`.
+  // Connects to the PMIx server; with none, becomes a singleton of size 1, unless the environment
+  // shows that a launcher without PMIx (srun without --mpi=pmix, MPICH's hydra, ...) started this
+  // process as one of several: then it fails, naming that launcher. Returns 0, or 1 with a message
+  // in `why`.
   int init(std::string &why);
   void finalize();
 

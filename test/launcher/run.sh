@@ -1,16 +1,23 @@
 #!/bin/bash
-# Tests of mpirun against the PMIx test client (test/launcher/pmix_client.c). Builds nothing.
+# Tests of mpirun against the PMIx test client (test/launcher/pmix_client.c), and of what a Pamir
+# program does when a launcher that speaks no PMIx starts it (MPICH's hydra, srun without pmix).
 #
-#   test/launcher/run.sh [MPIRUN [PMIX_CLIENT]]
+#   test/launcher/run.sh [MPIRUN [PMIX_CLIENT [MPICC]]]
 #
 # Defaults: $MPIRUN or tools/mpirun/mpirun, $PMIX_CLIENT or test/launcher/pmix_client (relative to the
-# build directory, where `make check` runs it). Prints one line per case, "PASS name" or
-# "FAIL name: why", then "N passed, N failed"; exits non-zero if any case failed. Time never decides
-# a case except through generous bounds (a dead rank must end the job within 10 s); the measured
-# times are printed on the PASS lines.
+# build directory, where `make check` runs it), $PAMIR_MPICC or the mpicc beside mpirun (in the build
+# tree tools/mpicc, the installed wrapper's twin: it needs Pamir installed in its prefix). The one
+# program compiled with it runs against the build tree's library when there is one, so `make check`
+# tests what was just built, not an older install. MPICH's mpiexec comes from Debian's mpich package,
+# installed with apt-get when missing (as root; never with PAMIR_NO_APT=1).
+# Prints one line per case, "PASS name" or "FAIL name: why" ("SKIP name: why", counted as neither,
+# when a case cannot run here), then "N passed, N failed"; exits non-zero if any case failed. Time
+# never decides a case except through generous bounds (a dead rank must end the job within 10 s); the
+# measured times are printed on the PASS lines.
 
 MPIRUN=${1:-${MPIRUN:-tools/mpirun/mpirun}}
 CLIENT=${2:-${PMIX_CLIENT:-test/launcher/pmix_client}}
+MPICC=${3:-${PAMIR_MPICC:-}}
 for f in "$MPIRUN" "$CLIENT"; do
   if [ ! -x "$f" ]; then
     echo "run.sh: $f not found or not executable (build first, or pass MPIRUN and PMIX_CLIENT)" >&2
@@ -32,6 +39,7 @@ passed=0
 failed=0
 pass() { echo "PASS $1${2:+ ($2)}"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+skip() { echo "SKIP $1: $2"; }
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
@@ -372,6 +380,167 @@ if [ -x "$(dirname "$MPIRUN")/mpiexec" ]; then
   MPIRUN=$(dirname "$MPIRUN")/mpiexec
   usage_case mpiexec-is-mpirun 0 "^mpirun \\(Pamir\\)" --version
   MPIRUN=$MPIRUN_SAVED
+fi
+
+# --- launchers that speak no PMIx ------------------------------------------------------------------
+# Started by one, a Pamir program finds no PMIx server. Unless its launcher started it alone, it must
+# stop in MPI_Init with a message naming that launcher (every rank: exit code 1), not run as one of N
+# unrelated singletons; started by hand, or as the one task of a launcher, it is a singleton.
+if [ -z "$MPICC" ]; then
+  for c in "$(dirname "$MPIRUN")/mpicc" "$(dirname "$(dirname "$MPIRUN")")/mpicc"; do
+    if [ -x "$c" ]; then MPICC=$c && break; fi
+  done
+fi
+# The build tree's library (tools/mpirun/mpirun -> .libs/) before the installed one, when there is one.
+BUILD_LIBS=$(cd "$(dirname "$MPIRUN")/../.." && pwd)/.libs
+[ -e "$BUILD_LIBS/libmpi_abi.so.1" ] || BUILD_LIBS=""
+# Variables by which launchers tell their ranks who they are: none reaches a case but its own.
+UNSET_LAUNCHER=()
+for v in $(compgen -e | grep -E '^(PMIX|PMI|SLURM|OMPI|HYDI|HYDRA)_'); do UNSET_LAUNCHER+=(-u "$v"); done
+PROG=$WORK/mpi_hello
+program=""  # why the test program cannot be built here, or empty
+if [ -z "$MPICC" ] || [ ! -x "$MPICC" ]; then
+  program="no Pamir mpicc beside $MPIRUN (pass one as the third argument)"
+else
+  libdir=$("$MPICC" -showme:link | tr ' ' '\n' | sed -n 's/^-L//p' | head -1)
+  if [ ! -e "$libdir/libmpi.so" ]; then
+    program="Pamir is not installed in ${libdir:-the prefix of $MPICC} (make install first)"
+  else
+    printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' \
+      'int main(int argc, char **argv) {' \
+      '  int rank, size;' \
+      '  MPI_Init(&argc, &argv);' \
+      '  MPI_Comm_rank(MPI_COMM_WORLD, &rank);' \
+      '  MPI_Comm_size(MPI_COMM_WORLD, &size);' \
+      '  printf("rank %d of %d\n", rank, size);' \
+      '  MPI_Finalize();' \
+      '  return 0;' \
+      '}' >"$PROG.c"
+    if ! "$MPICC" -o "$PROG" "$PROG.c" 2>"$PROG.build"; then
+      fail no-pmix-build "$MPICC: $(head -5 "$PROG.build" | tr '\n' ' ')"
+      program="it did not compile"
+    fi
+  fi
+fi
+
+# start NAME [VAR=VALUE ...] -- COMMAND...: COMMAND with no launcher variables but the given ones, and
+# a 30 s safety net; sets rc, secs, out, err (file names).
+start() {
+  local name=$1 vars=() t0
+  shift
+  while [ "$1" != -- ]; do
+    vars+=("$1")
+    shift
+  done
+  shift
+  out=$WORK/$name.out
+  err=$WORK/$name.err
+  [ -n "$BUILD_LIBS" ] && vars=("LD_LIBRARY_PATH=$BUILD_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "${vars[@]}")
+  t0=$(now)
+  timeout -s KILL 30 env "${UNSET_LAUNCHER[@]}" "${vars[@]}" "$@" >"$out" 2>"$err" </dev/null
+  rc=$?
+  secs=$(elapsed "$t0")
+}
+# lit TEXT: TEXT as an extended regular expression that matches only itself.
+lit() { printf '%s' "$1" | sed 's/[][\.*^$?+(){}|/]/\\&/g'; }
+# expect_stop NAME N REGEX MARKER: each of N processes ended MPI_Init with one line
+# "Pamir: MPI_Init: MPI_ERR_OTHER: REGEX" and went no further; the launch failed, in bounded time.
+expect_stop() {
+  local name=$1 n=$2 regex="^Pamir: MPI_Init: MPI_ERR_OTHER: $3\$" m=$4 got left
+  # Lines from different ranks differ (the rank is in them): N distinct lines, one from each.
+  got=$(grep -E -- "$regex" "$err" | sort | uniq -u | wc -l)
+  left=$(leftovers "$m") || left=""
+  if [ "$rc" = 137 ]; then fail "$name" "still running after 30 s: $(head -3 "$err" | tr '\n' ' ')"
+  elif [ "$rc" = 0 ]; then fail "$name" "exit code 0; stdout: $(head -3 "$out" | tr '\n' ' ')"
+  elif [ "$got" != "$n" ]; then
+    fail "$name" "$got of $n processes gave the message; stderr: $(head -3 "$err" | tr '\n' ' ')"
+  elif [ -s "$out" ]; then fail "$name" "ran on after MPI_Init: $(head -3 "$out" | tr '\n' ' ')"
+  elif awk -v t="$secs" 'BEGIN { exit !(t >= 10) }'; then fail "$name" "took $secs s"
+  elif [ -n "$left" ]; then fail "$name" "processes left behind: $left"
+  else pass "$name" "exit code $rc in $secs s"
+  fi
+}
+# expect_singleton NAME MARKER: the program ran alone to the end.
+expect_singleton() {
+  local name=$1 m=$2 left
+  left=$(leftovers "$m") || left=""
+  if [ "$rc" != 0 ]; then fail "$name" "exit code $rc: $(head -3 "$err" | tr '\n' ' ')"
+  elif [ "$(cat "$out")" != "rank 0 of 1" ]; then fail "$name" "stdout: $(head -3 "$out" | tr '\n' ' ')"
+  elif [ -s "$err" ]; then fail "$name" "unexpected stderr: $(head -2 "$err" | tr '\n' ' ')"
+  elif [ -n "$left" ]; then fail "$name" "processes left behind: $left"
+  else pass "$name" "$secs s"
+  fi
+}
+# direct NAME EXPECTED [VAR=VALUE ...]: the program started directly with the variables a launcher
+# would have left; EXPECTED is "singleton", or the message (text, not a pattern).
+direct() {
+  local name=$1 want=$2 m
+  shift 2
+  m=$(marker "$name")
+  start "$name" "$@" -- "$PROG" "$m"
+  if [ "$want" = singleton ]; then expect_singleton "$name" "$m"
+  else expect_stop "$name" 1 "$(lit "$want")" "$m"
+  fi
+}
+
+ALONE="would run alone as a separate 1-process MPI job"
+PMI_ADVICE="use Pamir's mpirun or a PMIx launcher"
+SRUN_ADVICE="run with \`srun --mpi=pmix\`, or with Pamir's mpirun"
+if [ -n "$program" ]; then
+  skip no-pmix "no test program: $program"
+else
+  direct singleton-direct singleton
+  direct no-pmix-slurm \
+    "started by Slurm's srun without PMIx (SLURM_NTASKS=4, SLURM_PROCID=1, SLURM_STEP_ID=0), so each of its 4 processes $ALONE: $SRUN_ADVICE" \
+    SLURM_PROCID=1 SLURM_NTASKS=4 SLURM_STEP_ID=0
+  # srun --mpi=pmi2 sets PMI_* too, and Slurm's advice is the better one. Rank 0 of 2 stops as well.
+  direct no-pmix-slurm-pmi2-rank-0 \
+    "started by Slurm's srun without PMIx (SLURM_STEP_NUM_TASKS=2, SLURM_PROCID=0, SLURM_STEP_ID=7, SLURM_MPI_TYPE=pmi2), so each of its 2 processes $ALONE: $SRUN_ADVICE" \
+    SLURM_STEP_ID=7 SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=2 SLURM_NTASKS=2 SLURM_MPI_TYPE=pmi2 PMI_FD=9 PMI_RANK=0 PMI_SIZE=2
+  # PMIX_* variables left over from elsewhere, with no server behind them (a refused port on 127.0.0.1).
+  direct no-pmix-slurm-stale-pmix-variables \
+    "started by Slurm's srun without PMIx (SLURM_NTASKS=3, SLURM_PROCID=2, SLURM_STEP_ID=0), so each of its 3 processes $ALONE: $SRUN_ADVICE" \
+    PMIX_NAMESPACE=stale PMIX_RANK=0 "PMIX_SERVER_URI41=stale.0;tcp4://127.0.0.1:1" SLURM_PROCID=2 SLURM_NTASKS=3 SLURM_STEP_ID=0
+  # hydra whose proxies srun started on the nodes of an allocation: it is hydra that started the rank.
+  direct no-pmix-hydra-under-slurm \
+    "started by a launcher that speaks PMI-1/PMI-2, not PMIx (PMI_SIZE=8, PMI_RANK=5, PMI_FD=9: MPICH's mpiexec/hydra), so each of its 8 processes $ALONE: $PMI_ADVICE" \
+    SLURM_STEP_ID=0 SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=2 HYDI_CONTROL_FD=7 PMI_FD=9 PMI_RANK=5 PMI_SIZE=8
+  direct no-pmix-pmi-port \
+    "started by a launcher that speaks PMI-1/PMI-2, not PMIx (PMI_RANK=3, PMI_PORT=127.0.0.1:1: MPICH's mpiexec/hydra?), so each of its processes $ALONE: $PMI_ADVICE" \
+    PMI_PORT=127.0.0.1:1 PMI_RANK=3
+  direct no-pmix-open-mpi \
+    "started by Open MPI's mpirun without a PMIx server (OMPI_COMM_WORLD_SIZE=3, OMPI_COMM_WORLD_RANK=2), so each of its 3 processes $ALONE: use Pamir's mpirun, or the mpirun of Open MPI 4 or later, which serves PMIx" \
+    OMPI_COMM_WORLD_SIZE=3 OMPI_COMM_WORLD_RANK=2
+  # One task is a job of one rank, so a singleton, as with `srun -n 1` ...
+  direct singleton-slurm-one-task singleton SLURM_STEP_ID=0 SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=1 SLURM_NTASKS=1
+  # ... and a batch script (no step; SLURM_PROCID=0 with the job's task count) is one process.
+  direct singleton-slurm-batch-script singleton SLURM_JOB_ID=1 SLURM_PROCID=0 SLURM_NTASKS=4
+
+  # MPICH's own mpiexec, on this host only: forked proxy, control port on 127.0.0.1.
+  find_hydra() { command -v mpiexec.mpich || command -v mpiexec.hydra; }
+  HYDRA=$(find_hydra)
+  why_no_hydra="mpiexec.mpich not found (and PAMIR_NO_APT=1, or not root, or no apt-get)"
+  if [ -z "$HYDRA" ] && [ "${PAMIR_NO_APT:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt_install() { DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -q --no-install-recommends mpich; }
+    { apt_install || { timeout 300 apt-get update -q && apt_install; }; } >"$WORK/apt.log" 2>&1
+    HYDRA=$(find_hydra)
+    why_no_hydra="no mpiexec.mpich after apt-get install mpich: $(grep -E '^E:' "$WORK/apt.log" | head -2 | tr '\n' ' ')"
+  fi
+  if [ -z "$HYDRA" ]; then
+    skip no-pmix-hydra-2-ranks "$why_no_hydra"
+    skip singleton-hydra-1-rank "$why_no_hydra"
+  else
+    name=no-pmix-hydra-2-ranks
+    m=$(marker $name)
+    start $name -- "$HYDRA" -launcher fork -hosts localhost -localhost 127.0.0.1 -n 2 "$PROG" "$m"
+    hydra_re="$(lit "started by a launcher that speaks PMI-1/PMI-2, not PMIx (PMI_SIZE=2, PMI_RANK=")[01]"
+    hydra_re+="$(lit ", PMI_FD=")[0-9]+$(lit ": MPICH's mpiexec/hydra), so each of its 2 processes $ALONE: $PMI_ADVICE")"
+    expect_stop $name 2 "$hydra_re" "$m"
+    name=singleton-hydra-1-rank
+    m=$(marker $name)
+    start $name -- "$HYDRA" -launcher fork -hosts localhost -localhost 127.0.0.1 -n 1 "$PROG" "$m"
+    expect_singleton $name "$m"
+  fi
 fi
 
 # --- nothing left behind by the whole run -------------------------------------------------------------
