@@ -108,7 +108,8 @@ int Context::init(std::string &why) {
   // check_send_table() bounded every immediate range by one packet, so bounds[0] + 1 cannot overflow.
   // PAMIR_SHM_CMA=0: every peer is treated as one that cannot read us, from the first message on.
   if (!config::shm_cma.flag) {
-    for (Peer &p : peers_) p.rdv_refused = p.cma_refused = true;
+    for (Peer &p : peers_)
+      if (p.path == Path::shm) p.rdv_refused = p.cma_refused = true;
     if (config::verbose.flag)
       std::fprintf(stderr,
                    "pamir: rank %u: PAMIR_SHM_CMA=0: messages of the rdma range go through the "
