@@ -218,10 +218,11 @@ namespace {
 // Variables of the project's own scripts (scripts/common.sh, scripts/test, test/*/run.sh): they share
 // the PAMIR_ prefix but are not library settings, so they are not reported as typos.
 constexpr const char *script_variables[] = {
-    "PAMIR_JOBS",       "PAMIR_BUILD_DIR", "PAMIR_PREFIX",         "PAMIR_SAN_BUILD_DIR",
-    "PAMIR_SAN_PREFIX", "PAMIR_NO_APT",    "PAMIR_SANITIZER_PASS", "PAMIR_PHASE_TIMEOUT",
-    "PAMIR_TEST_QUICK", "PAMIR_TEST_KEEP", "PAMIR_FUZZ_SECONDS",   "PAMIR_FUZZ_SEED",
-    "PAMIR_FUZZ_CXX",
+    "PAMIR_JOBS",       "PAMIR_BUILD_DIR", "PAMIR_PREFIX",          "PAMIR_SAN_BUILD_DIR",
+    "PAMIR_SAN_PREFIX", "PAMIR_NO_APT",    "PAMIR_SANITIZER_PASS",  "PAMIR_PHASE_TIMEOUT",
+    "PAMIR_TEST_QUICK", "PAMIR_TEST_KEEP", "PAMIR_FUZZ_SECONDS",    "PAMIR_FUZZ_SEED",
+    "PAMIR_FUZZ_CXX",   "PAMIR_MULTINODE", "PAMIR_MULTINODE_PAMIR", "PAMIR_MULTINODE_TIMEOUT",
+    "PAMIR_MN_DEBUG",
 };
 
 bool is_script_variable(const std::string &name) {

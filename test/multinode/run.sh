@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# test/multinode/run.sh - multi-host checks on a Slurm cluster of emulated hosts (see cluster.sh).
+#
+#   run.sh [PREFIX [PROGRAM.c ...]]        (as root)
+#
+# Brings up 2 emulated hosts (h1, h2) under Slurm, runs the checks below, tears everything down
+# (also on failure, Ctrl-C, SIGINT or SIGTERM) and checks that nothing is left. Prints a PASS or
+# FAIL line per check with its time, then a last line "N passed, N failed". Exit status 0 iff no
+# check failed.
+#
+# Checks: srun -N 2 -n 4 hostname (2 tasks per host); srun --mpi=list has pmix; an Open MPI
+# allreduce over 4 ranks on 2 hosts with srun --mpi=pmix; a rank killed with SIGKILL on h2 ends the
+# job (srun non-zero, bounded time, no task left); teardown leaves nothing.
+#
+# Pamir programs: if PREFIX/bin/mpicc exists and PAMIR_MULTINODE_PAMIR=1, every PROGRAM.c given is
+# built with PREFIX/bin/mpicc and run with `srun -N 2 -n 4 --mpi=pmix`, with FI_TCP_IFACE set to the
+# hosts' veth (pmn0) and PAMIR_OFI_PROVIDER='tcp;ofi_rxm'. Each must exit 0 within
+# PAMIR_MULTINODE_TIMEOUT seconds (default 120).
+# Conditions for _mn_wait are single-quoted on purpose (they expand in `bash -c`); finish and
+# on_signal are reached through traps.
+# shellcheck disable=SC2016,SC2317
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=cluster.sh disable=SC1091  # (linted on its own)
+source "$HERE/cluster.sh"
+CLUSTER=$HERE/cluster.sh   # `$CLUSTER srun ...`: srun from the controller side (its own name resolution)
+
+PREFIX=${1:-}
+[[ $# -gt 0 ]] && shift
+PROGRAMS=("$@")
+NHOSTS=2
+PAMIR_TIMEOUT=${PAMIR_MULTINODE_TIMEOUT:-120}
+
+PASSED=0
+FAILED=0
+CHILD=""          # the background command being waited for (so a signal can stop it at once)
+SNAPSHOT=""       # our processes and namespaces, for the leftover check
+FINISHED=0
+T_ALL=$EPOCHREALTIME
+LOGDIR=$(mktemp -d /tmp/pamir-multinode.XXXXXX)
+
+elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+say() { printf '%s\n' "$*"; }
+pass() { PASSED=$((PASSED + 1)); say "PASS: $1 ($(elapsed "$2") s)"; }
+fail() {
+    FAILED=$((FAILED + 1))
+    say "FAIL: $1 ($(elapsed "$2") s)"
+    [[ -z ${3:-} ]] || printf '%s\n' "$3" | sed 's/^/    /'
+}
+
+# bg SECS OUTFILE CMD...: run CMD under timeout in the background and wait for it, so that a signal
+# to this script is handled at once (bash defers traps while a foreground command runs).
+bg() {
+    local secs=$1 out=$2 rc=0
+    shift 2
+    timeout -k 5 "$secs" "$@" >"$out" 2>&1 </dev/null &
+    CHILD=$!
+    wait "$CHILD" || rc=$?
+    CHILD=""
+    return "$rc"
+}
+
+stop_child() {
+    [[ -n $CHILD ]] || return 0
+    kill -TERM "$CHILD" 2>/dev/null || true
+    # bounded: timeout(1) forwards TERM and kills after -k; mn_up tears down on TERM
+    _mn_wait 20 '_mn_dead "$1"' "$CHILD" || kill -KILL "$CHILD" 2>/dev/null || true
+    wait "$CHILD" 2>/dev/null || true
+    CHILD=""
+}
+
+# PIDs of live processes named $1 anywhere on the machine.
+procs_named() {
+    local f c
+    for f in /proc/[0-9]*/comm; do
+        { read -r c <"$f"; } 2>/dev/null || continue
+        [[ $c == "$1" ]] || continue
+        f=${f#/proc/}
+        f=${f%/comm}
+        _mn_dead "$f" || printf '%s\n' "$f"
+    done
+    return 0
+}
+export -f procs_named
+
+# PIDs of live processes named $2 on emulated host $1.
+host_procs_named() {
+    local p c
+    for p in $(mn_pids "$1"); do
+        { read -r c <"/proc/$p/comm"; } 2>/dev/null || continue
+        [[ $c == "$2" ]] && printf '%s\n' "$p"
+    done
+    return 0
+}
+
+finish() {
+    local rc=$? t left
+    ((FINISHED)) && return
+    FINISHED=1
+    trap '' INT TERM
+    stop_child
+    t=$EPOCHREALTIME
+    if [[ -d $MN_RUN ]]; then
+        SNAPSHOT=$(printf '%s\n%s\n' "$SNAPSHOT" "$(mn_snapshot)" | sort -u)
+        if ((FAILED)); then cp -r "$MN_RUN/log" "$LOGDIR/slurm-logs" 2>/dev/null || true; fi
+    fi
+    mn_down || true
+    if left=$(mn_leftovers <<<"$SNAPSHOT"); then
+        pass "teardown leaves nothing (no daemon, namespace, bridge or run directory)" "$t"
+    else
+        fail "teardown leaves nothing" "$t" "$left"
+    fi
+    if ((FAILED)); then
+        say "logs kept in $LOGDIR"
+    else
+        rm -rf "$LOGDIR"
+    fi
+    say "total: $(elapsed "$T_ALL") s"
+    say "$PASSED passed, $FAILED failed"
+    if ((rc > 128)); then exit "$rc"; fi # interrupted: 130 (SIGINT) or 143 (SIGTERM)
+    if ((FAILED)); then exit 1; fi
+    exit "$rc"
+}
+
+on_signal() {
+    trap '' INT TERM
+    say "interrupted by SIG$1: tearing down"
+    FAILED=$((FAILED + 1))
+    stop_child
+    if [[ $1 == INT ]]; then exit 130; else exit 143; fi
+}
+
+trap finish EXIT
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+
+[[ $(id -u) -eq 0 ]] || { say "run.sh must run as root"; exit 1; }
+
+# ---- set-up ----
+t=$EPOCHREALTIME
+if [[ -e $MN_RUN ]]; then
+    say "stale cluster state in $MN_RUN: tearing it down first"
+    mn_down || true
+fi
+# Packages first (bounded by apt's own timeouts in cluster.sh), then the cluster. mn_up keeps a
+# failed cluster in place so that finish() can record it before tearing it down.
+CHILD=""
+( set -euo pipefail; _mn_ensure_packages "${MN_PACKAGES[@]}" openmpi-bin libopenmpi-dev ) &
+CHILD=$!
+wait "$CHILD" || { CHILD=""; fail "set-up: packages" "$t"; exit 1; }
+PAMIR_MN_KEEP_ON_FAIL=1 mn_up "$NHOSTS" &
+CHILD=$!
+rc=0
+wait "$CHILD" || rc=$?
+CHILD=""
+SNAPSHOT=$(mn_snapshot)
+if ((rc != 0)); then
+    fail "set-up: cluster of $NHOSTS hosts" "$t"
+    exit 1
+fi
+mn_ompi_env
+say "set-up: $NHOSTS hosts idle in $(elapsed "$t") s"
+
+# ---- 1. srun -N 2 -n 4 hostname ----
+t=$EPOCHREALTIME
+out=$LOGDIR/hostname.out
+if bg 30 "$out" "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 hostname; then
+    got=$(grep -E "^${MN_HOST_PREFIX}[0-9]+$" "$out" | sort | uniq -c | awk '{ print $2 "=" $1 }' | paste -sd' ')
+    if [[ $got == "h1=2 h2=2" ]]; then
+        pass "srun -N 2 -n 4 hostname: $got" "$t"
+    else
+        fail "srun -N 2 -n 4 hostname: got '$got', want 'h1=2 h2=2'" "$t" "$(cat "$out")"
+    fi
+else
+    fail "srun -N 2 -n 4 hostname (exit $?)" "$t" "$(tail -n 20 "$out")"
+fi
+
+# ---- 2. srun --mpi=list has pmix ----
+t=$EPOCHREALTIME
+out=$LOGDIR/mpilist.out
+if bg 20 "$out" "$CLUSTER" srun --chdir=/tmp --mpi=list && grep -qw pmix "$out"; then
+    pass "srun --mpi=list includes pmix" "$t"
+else
+    fail "srun --mpi=list includes pmix" "$t" "$(tail -n 20 "$out")"
+fi
+
+# ---- 3. Open MPI allreduce, 4 ranks on 2 hosts, srun --mpi=pmix ----
+t=$EPOCHREALTIME
+out=$LOGDIR/allreduce.out
+prog=$MN_RUN/bin/mn_allreduce
+if ! bg 60 "$LOGDIR/build.out" mpicc.openmpi -O1 -o "$prog" "$HERE/mn_allreduce.c"; then
+    fail "build mn_allreduce.c with mpicc.openmpi" "$t" "$(tail -n 20 "$LOGDIR/build.out")"
+elif bg 60 "$out" "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$prog"; then
+    ok=$(grep -c ' OK$' "$out" || true)
+    got=$(grep -oE " on ${MN_HOST_PREFIX}[0-9]+ " "$out" | sort | uniq -c | awk '{ print $3 "=" $1 }' | paste -sd' ')
+    if [[ $ok == 4 && $got == "h1=2 h2=2" ]]; then
+        pass "Open MPI allreduce over 4 ranks on 2 hosts (srun --mpi=pmix): sum right, $got" "$t"
+    else
+        fail "Open MPI allreduce: $ok of 4 ranks right, placement '$got'" "$t" "$(cat "$out")"
+    fi
+else
+    fail "Open MPI allreduce (srun exit $?)" "$t" "$(tail -n 30 "$out")"
+fi
+
+# ---- 4. a rank killed on h2 ends the job ----
+t=$EPOCHREALTIME
+out=$LOGDIR/kill.out
+detail=""
+if [[ -x $prog ]]; then
+    timeout -k 5 90 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$prog" --hang 60 >"$out" 2>&1 </dev/null &
+    CHILD=$!
+    # wait until all 4 ranks are past their first allreduce
+    if _mn_wait 30 '[ "$(grep -c " OK$" "$1")" -ge 4 ]' "$out"; then
+        mapfile -t victims < <(host_procs_named h2 mn_allreduce)
+        victim=${victims[0]:-}
+        if [[ -n $victim ]]; then
+            tk=$EPOCHREALTIME
+            kill -KILL "$victim"
+            if _mn_wait 30 '_mn_dead "$1"' "$CHILD"; then
+                rc=0
+                wait "$CHILD" || rc=$?
+                CHILD=""
+                took=$(elapsed "$tk")
+                if ((rc == 0)); then
+                    detail="srun exited 0 after a rank was killed"
+                elif ((rc == 124)); then
+                    detail="srun did not end by itself (killed by timeout)"
+                elif ! _mn_wait 15 '[ -z "$(procs_named mn_allreduce)" ]'; then
+                    detail="task processes left: $(for h in $(mn_hosts); do echo "$h: $(host_procs_named "$h" mn_allreduce | paste -sd' ')"; done)"
+                fi
+            else
+                detail="srun still running 30 s after the kill"
+            fi
+        else
+            detail="no mn_allreduce process found in h2's namespace"
+        fi
+    else
+        detail="the 4 ranks did not start"
+    fi
+    stop_child
+    if [[ -z $detail ]]; then
+        pass "rank killed (SIGKILL, pid $victim on h2) ends the job: srun exit $rc after $took s, no task left" "$t"
+    else
+        fail "rank killed on h2 ends the job: $detail" "$t" "$(tail -n 30 "$out")"
+    fi
+else
+    fail "rank killed on h2 ends the job: no test program" "$t"
+fi
+
+# ---- 5. Pamir programs (optional) ----
+if [[ -n $PREFIX ]]; then
+    if [[ -x $PREFIX/bin/mpicc && ${PAMIR_MULTINODE_PAMIR:-0} == 1 ]]; then
+        for src in "${PROGRAMS[@]}"; do
+            t=$EPOCHREALTIME
+            name=$(basename "${src%.*}")
+            exe=$MN_RUN/bin/pamir-$name
+            cc=$PREFIX/bin/mpicc
+            [[ $src == *.c ]] || cc=$PREFIX/bin/mpicxx
+            out=$LOGDIR/pamir-$name.out
+            if ! bg 300 "$LOGDIR/build-$name.out" "$cc" -o "$exe" "$src"; then
+                fail "pamir $name: build with $cc" "$t" "$(tail -n 20 "$LOGDIR/build-$name.out")"
+            elif bg "$PAMIR_TIMEOUT" "$out" env FI_TCP_IFACE="$MN_IF" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' \
+                "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+                pass "pamir $name: srun -N 2 -n 4 --mpi=pmix" "$t"
+            else
+                fail "pamir $name: srun -N 2 -n 4 --mpi=pmix (exit $?)" "$t" "$(tail -n 30 "$out")"
+            fi
+        done
+    else
+        say "SKIP: Pamir programs (need $PREFIX/bin/mpicc and PAMIR_MULTINODE_PAMIR=1)"
+    fi
+fi
+
+exit 0
