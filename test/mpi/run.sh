@@ -337,7 +337,7 @@ if has rdv; then
   # until the receiver acknowledges (rdv.c delayed_ack; an eager table fails it here).
   ok_case rdv.big_ring 0 2 PAMIR_SHM_RING_SIZE=16M PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv
   # PAMIR_SHM_CMA=0 forces the copy through the rings: no message is read, none needs a resend.
-  if run rdv.no_cma 0 2 PAMIR_SHM_CMA=0 PAMIR_STATS=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
+  if shm_only rdv.no_cma && run rdv.no_cma 0 2 PAMIR_SHM_CMA=0 PAMIR_STATS=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
     if grep -q "rank 1 recv.rdma_reads 0" "$work/rdv.no_cma.err" && grep -q "rank 1 recv.rdma_resends 0" "$work/rdv.no_cma.err"; then
       pass "rdv.no_cma ($(tail -1 "$work/rdv.no_cma.out"))"
     else
