@@ -65,8 +65,6 @@ class Context {
     // 16-byte device header that leaves 40 payload bytes in the first cache line instead of 24.
     if (!p.dev->try_send(task, kDispatchShort, &bits, sizeof bits, buf, bytes)) return false;
     ++p.sent;
-    ++stats().sends_by_protocol[unsigned(SendProtocol::immediate)];
-    stats().bytes_by_protocol[unsigned(SendProtocol::immediate)] += bytes;
     ++stats().sends_by_path[unsigned(p.path)][unsigned(SendProtocol::immediate)];
     stats().bytes_by_path[unsigned(p.path)][unsigned(SendProtocol::immediate)] += bytes;
     return true;

@@ -25,7 +25,14 @@ const char *path_name(Path p) {
 
 void print_stats(int rank) {
   const Stats &s = stats();
-  print_class<SendProtocol>(rank, "send", s.sends_by_protocol, s.bytes_by_protocol);
+  constexpr unsigned kProtos = unsigned(SendProtocol::count_);
+  uint64_t sends[kProtos] = {}, bytes[kProtos] = {};
+  for (unsigned d = 0; d < unsigned(Path::count_); ++d)
+    for (unsigned p = 0; p < kProtos; ++p) {
+      sends[p] += s.sends_by_path[d][p];
+      bytes[p] += s.bytes_by_path[d][p];
+    }
+  print_class<SendProtocol>(rank, "send", sends, bytes);
   for (unsigned d = 0; d < unsigned(Path::count_); ++d) {
     const std::string cls = std::string("send.") + path_name(Path(d));
     print_class<SendProtocol>(rank, cls.c_str(), s.sends_by_path[d], s.bytes_by_path[d]);

@@ -13,9 +13,8 @@ enum class Path : uint8_t { self, shm, ofi, count_ };
 const char *path_name(Path p);
 
 struct Stats {
-  uint64_t sends_by_protocol[unsigned(SendProtocol::count_)] = {};
-  uint64_t bytes_by_protocol[unsigned(SendProtocol::count_)] = {};
-  // The same by the device that carried them.
+  // Point-to-point sends by the device that carried them and their protocol (print_stats sums the
+  // devices for the per-protocol totals).
   uint64_t sends_by_path[unsigned(Path::count_)][unsigned(SendProtocol::count_)] = {};
   uint64_t bytes_by_path[unsigned(Path::count_)][unsigned(SendProtocol::count_)] = {};
   uint64_t self_sends = 0;

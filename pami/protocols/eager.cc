@@ -28,8 +28,6 @@ void Context::start_send(Request *r, SendProtocol proto) {
     } else
       proto = SendProtocol::eager;
   }
-  ++stats().sends_by_protocol[unsigned(proto)];
-  stats().bytes_by_protocol[unsigned(proto)] += r->bytes;
   const Path path = peers_[r->peer_task].path;
   ++stats().sends_by_path[unsigned(path)][unsigned(proto)];
   stats().bytes_by_path[unsigned(path)][unsigned(proto)] += r->bytes;
