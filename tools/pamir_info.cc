@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/registry.h"
+#include "devices/ofi/ofi_device.h"
 #include "mpi.h"
 #include "pami/config.h"
 #include "pami/context.h"
@@ -41,13 +42,21 @@ struct Device {
   const char *name;
   bool built;
   const char *what;
+  // Which peers it reaches under each PAMIR_DEVICE choice (auto, shm, ofi), in that order.
+  const char *use[3];
 };
 
 // Devices of DESIGN.md; the ones not built yet are listed so users know what is coming.
 const Device devices[] = {
-    {"shm", true, "shared memory between the ranks of one node (rings per pair, CMA for RDMA)"},
-    {"ofi", false, "libfabric FI_EP_RDM (verbs, efa, cxi, tcp), loaded with dlopen when selected"},
-    {"torus", false, "an emulated Blue Gene/Q-style torus with fault injection"},
+    {"shm",
+     true,
+     "shared memory between the ranks of one node (rings per pair, CMA for RDMA)",
+     {"used for the ranks of this node", "used for every peer (all must be on this node)", "not used"}},
+    {"ofi",
+     true,
+     "libfabric FI_EP_RDM (verbs, efa, cxi, tcp, shm), loaded with dlopen when some peer needs it",
+     {"used for the ranks of other nodes", "not used", "used for every peer"}},
+    {"torus", false, "an emulated Blue Gene/Q-style torus with fault injection", {"", "", ""}},
 };
 
 // Sections are separated by one blank line.
@@ -87,10 +96,17 @@ void print_version() {
 void print_devices() {
   section();
   std::printf("Devices (%zu)\n", sizeof(devices) / sizeof(devices[0]));
-  const std::string &selected = pamir::config::device.value;
+  const uint64_t choice = pamir::config::device.number;  // PAMIR_DEVICE: auto, shm, ofi
   for (const Device &d : devices) {
-    const char *state = !d.built ? "not built yet" : selected == d.name ? "built, selected" : "built";
-    std::printf("  %-6s %-16s %s\n", d.name, state, d.what);
+    std::printf("  %-6s %-14s %s\n", d.name, d.built ? "built" : "not built yet", d.what);
+    if (d.built)
+      std::printf("  %-6s %-14s %s (PAMIR_DEVICE=%s)\n", "", "", d.use[choice],
+                  pamir::config::device.value.c_str());
+    // libfabric's answer for the provider the ofi device would open (loading libfabric to ask).
+    if (std::strcmp(d.name, "ofi") == 0)
+      std::printf("  %-6s %-14s PAMIR_OFI_PROVIDER=%s: %s\n", "", "",
+                  pamir::config::ofi_provider.value.c_str(),
+                  pamir::dev::OfiDevice::describe(pamir::config::ofi_provider.value).c_str());
   }
 }
 
@@ -106,7 +122,8 @@ bool print_table(const Setting &s, const char *what, std::string &out) {
   std::snprintf(head, sizeof head, "%s by size in bytes (%s=%s%s)\n", what, s.name, s.value.c_str(),
                 s.from_env ? ", from the environment" : ", the default");
   out += head;
-  out += "  shm    " + pamir::format_table(table) + "\n";
+  // One table serves both devices until each peer's device brings its own.
+  out += "  shm, ofi  " + pamir::format_table(table) + "\n";
   return true;
 }
 

@@ -100,16 +100,8 @@ std::string providers_offering(const ofi::Fabric *lib, const fi_info *hints) {
   return names.empty() ? "none" : names;
 }
 
-}  // namespace
-
-std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &why) {
-  std::unique_ptr<OfiDevice> d(new OfiDevice);
-  if (!(d->lib_ = ofi::load_fabric(why))) return nullptr;
-  const ofi::Fabric *lib = d->lib_;
-  if (!p.sink.deliver || !p.lookup || !p.publish) {
-    why = "ofi: created without a sink or business-card functions";
-    return nullptr;
-  }
+// The fi_getinfo hints of what the device needs, from the named provider.
+fi_info *needs(const ofi::Fabric *lib, const std::string &provider) {
   fi_info *hints = lib->dupinfo(nullptr);
   hints->caps = FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ | FI_REMOTE_READ;
   hints->mode = FI_CONTEXT | FI_CONTEXT2;
@@ -119,7 +111,46 @@ std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &wh
   hints->domain_attr->threading = FI_THREAD_DOMAIN;
   hints->domain_attr->mr_mode =
       FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
-  hints->fabric_attr->prov_name = strdup(p.provider.c_str());
+  hints->fabric_attr->prov_name = strdup(provider.c_str());
+  return hints;
+}
+
+}  // namespace
+
+std::string OfiDevice::describe(const std::string &provider) {
+  std::string why;
+  const ofi::Fabric *lib = ofi::load_fabric(why);
+  if (!lib) return why;
+  fi_info *hints = needs(lib, provider);
+  fi_info *list = nullptr;
+  std::string out;
+  const int rc = lib->getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints, &list);
+  if (rc != 0 || !list) {
+    out = provider + " is not offered here with what the device needs; providers that do: " +
+          providers_offering(lib, hints);
+  } else {
+    std::vector<std::string> domains;
+    for (fi_info *i = list; i; i = i->next) {
+      const std::string d = i->domain_attr && i->domain_attr->name ? i->domain_attr->name : "?";
+      if (std::find(domains.begin(), domains.end(), d) == domains.end()) domains.push_back(d);
+    }
+    out = provider + " offered, inject " + std::to_string(list->tx_attr->inject_size) + " B, domains:";
+    for (const std::string &d : domains) out += " " + d;
+    lib->freeinfo(list);
+  }
+  lib->freeinfo(hints);
+  return out;
+}
+
+std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &why) {
+  std::unique_ptr<OfiDevice> d(new OfiDevice);
+  if (!(d->lib_ = ofi::load_fabric(why))) return nullptr;
+  const ofi::Fabric *lib = d->lib_;
+  if (!p.sink.deliver || !p.lookup || !p.publish) {
+    why = "ofi: created without a sink or business-card functions";
+    return nullptr;
+  }
+  fi_info *hints = needs(lib, p.provider);
   fi_info *list = nullptr;
   int rc = lib->getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints, &list);
   if (rc != 0 || !list) {

@@ -74,6 +74,9 @@ class OfiDevice final : public Device {
   // buffers and publishes the address (the caller fences before the first packet). nullptr with the
   // reason when the provider is missing or lacks what the device needs.
   static std::unique_ptr<OfiDevice> create(const OfiParams &params, std::string &why);
+  // What libfabric here offers of `provider` for the device (its inject size and domains), or why not:
+  // a line for pamir_info. Loads libfabric.
+  static std::string describe(const std::string &provider);
   ~OfiDevice() override;
 
   const char *name() const noexcept override { return "ofi"; }

@@ -87,7 +87,7 @@ INFO=${PAMIR_INFO:-tools/pamir_info}
 if [ -x "$INFO" ]; then
   out=$(env PAMIR_GET_PROTOCOLS=eager:4K,rdma "$INFO" 2>&1)
   if echo "$out" | grep -q "Get protocols by size in bytes (PAMIR_GET_PROTOCOLS=eager:4K,rdma, from the environment)" &&
-    echo "$out" | grep -q "shm    eager \[0, 4096\], rdma \[4097, inf)" &&
+    echo "$out" | grep -q "shm, ofi  eager \[0, 4096\], rdma \[4097, inf)" &&
     echo "$out" | grep -q "Put protocols by size in bytes (PAMIR_PUT_PROTOCOLS=eager:16K,rdma, the default)"; then
     pass pamir_info.tables
   else
@@ -95,6 +95,20 @@ if [ -x "$INFO" ]; then
   fi
 else
   fail pamir_info.tables "$INFO not found"
+fi
+
+# pamir_info says which peers each device reaches under PAMIR_DEVICE, and what libfabric offers of the
+# ofi device's provider (or which providers it has instead).
+if [ -x "$INFO" ]; then
+  out=$(env PAMIR_DEVICE=ofi FI_TCP_IFACE=lo "$INFO" 2>&1)
+  bad=$(env PAMIR_OFI_PROVIDER=no-such-provider FI_TCP_IFACE=lo "$INFO" 2>&1)
+  if echo "$out" | grep -q "used for every peer (PAMIR_DEVICE=ofi)" &&
+    echo "$out" | grep -q "PAMIR_OFI_PROVIDER=tcp;ofi_rxm: tcp;ofi_rxm offered, inject [0-9]* B, domains: lo" &&
+    echo "$bad" | grep -q "no-such-provider is not offered here.*providers that do: .*tcp;ofi_rxm"; then
+    pass pamir_info.devices
+  else
+    fail pamir_info.devices "$(echo "$out" "$bad" | grep -E 'PAMIR_DEVICE|PAMIR_OFI' | tr '\n' '|')"
+  fi
 fi
 
 # pamir_info prints each collective's list with the bits spelled out, the algorithm PAMIR_COLL_<NAME>
