@@ -15,7 +15,9 @@
 # Pamir programs: if PREFIX/bin/mpicc exists and PAMIR_MULTINODE_PAMIR=1, every PROGRAM.c given is
 # built with PREFIX/bin/mpicc and run with `srun -N 2 -n 4 --mpi=pmix`, with FI_TCP_IFACE set to the
 # hosts' veth (pmn0) and PAMIR_OFI_PROVIDER='tcp;ofi_rxm'. Each must exit 0 within
-# PAMIR_MULTINODE_TIMEOUT seconds (default 120).
+# PAMIR_MULTINODE_TIMEOUT seconds (default 120), with PAMIR_STATS showing sends over both devices
+# (shm inside a host, ofi between hosts); then the first one under PAMIR_DEVICE=shm must be refused
+# at MPI_Init with a message naming a rank on the other host.
 # Conditions for _mn_wait are single-quoted on purpose (they expand in `bash -c`); finish and
 # on_signal are reached through traps.
 # shellcheck disable=SC2016,SC2317
@@ -261,12 +263,34 @@ if [[ -n $PREFIX ]]; then
             if ! bg 300 "$LOGDIR/build-$name.out" "$cc" -o "$exe" "$src"; then
                 fail "pamir $name: build with $cc" "$t" "$(tail -n 20 "$LOGDIR/build-$name.out")"
             elif bg "$PAMIR_TIMEOUT" "$out" env FI_TCP_IFACE="$MN_IF" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' \
-                "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
-                pass "pamir $name: srun -N 2 -n 4 --mpi=pmix" "$t"
+                PAMIR_STATS=1 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+                # Both devices carried messages: shm between the two ranks of a host, ofi between hosts.
+                shm=$(grep -cE '^pamir stats: rank [0-9]+ send\.shm\.[a-z]+ [1-9]' "$out" || true)
+                ofi=$(grep -cE '^pamir stats: rank [0-9]+ send\.ofi\.[a-z]+ [1-9]' "$out" || true)
+                if ((shm > 0 && ofi > 0)); then
+                    pass "pamir $name: srun -N 2 -n 4 --mpi=pmix (shm and ofi both used)" "$t"
+                else
+                    fail "pamir $name: not both devices used (shm lines $shm, ofi lines $ofi)" "$t" \
+                        "$(grep -E 'send\.(shm|ofi)\.' "$out" | head -n 16)"
+                fi
             else
                 fail "pamir $name: srun -N 2 -n 4 --mpi=pmix (exit $?)" "$t" "$(tail -n 30 "$out")"
             fi
         done
+        # PAMIR_DEVICE=shm with peers on the other host: MPI_Init refuses, naming a remote rank.
+        t=$EPOCHREALTIME
+        out=$LOGDIR/pamir-device-shm.out
+        exe=$MN_RUN/bin/pamir-$(basename "${PROGRAMS[0]%.*}")
+        if [[ ${#PROGRAMS[@]} -gt 0 && -x $exe ]]; then
+            if bg "$PAMIR_TIMEOUT" "$out" env PAMIR_DEVICE=shm FI_TCP_IFACE="$MN_IF" \
+                "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+                fail "pamir PAMIR_DEVICE=shm across hosts: the job ran" "$t" "$(tail -n 10 "$out")"
+            elif grep -q 'PAMIR_DEVICE=shm, but rank [0-9]* is on another node' "$out"; then
+                pass "pamir PAMIR_DEVICE=shm across hosts: MPI_Init refuses, naming a remote rank" "$t"
+            else
+                fail "pamir PAMIR_DEVICE=shm across hosts: no message naming a remote rank" "$t" "$(tail -n 10 "$out")"
+            fi
+        fi
     else
         say "SKIP: Pamir programs (need $PREFIX/bin/mpicc and PAMIR_MULTINODE_PAMIR=1)"
     fi
