@@ -146,6 +146,9 @@ int Context::open_shm(std::string &why) {
 int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
   dev::OfiParams p;
   p.provider = config::ofi_provider.value;
+  // Beside the node segment's name (basename of shm_segment_path), which mpirun's clean-up matches.
+  const std::string seg = shm_segment_path(boot_.nspace(), boot_.hostname());
+  p.endpoint_name = seg.substr(seg.rfind('/') + 1) + "-ofi-" + std::to_string(self_);
   p.my_task = self_;
   p.ntasks = ntasks_;
   p.tasks = tasks;
@@ -189,7 +192,12 @@ void Context::finalize() {
   if (!initialized_) return;
   wait_until([this] { return pending_.empty(); });
   if (shm_) shm_->shutdown();
+  // Closed, not only shut down: the context lives on after MPI_Finalize, and closing is what removes
+  // what the provider made (the shm provider's files in /dev/shm).
   if (ofi_) ofi_->shutdown();
+  for (Peer &p : peers_)
+    if (p.dev == ofi_.get()) p.dev = nullptr;
+  ofi_.reset();
   boot_.finalize();
   initialized_ = false;
 }

@@ -152,7 +152,12 @@ std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &wh
   }
   fi_info *hints = needs(lib, p.provider);
   fi_info *list = nullptr;
-  int rc = lib->getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints, &list);
+  // A provider that names its endpoints after files (shm: /dev/shm/<name>) gets the job's name for
+  // this process, which the launcher removes after a rank that died; its own choice (the pid) would
+  // also collide with a file a killed process of an earlier job left behind.
+  const bool named = p.provider.compare(0, 3, "shm") == 0 && !p.endpoint_name.empty();
+  int rc = lib->getinfo(FI_VERSION(1, 14), named ? p.endpoint_name.c_str() : nullptr, nullptr,
+                        named ? FI_SOURCE : 0, hints, &list);
   if (rc != 0 || !list) {
     why = "PAMIR_OFI_PROVIDER=\"" + p.provider +
           "\": libfabric offers no such provider with reliable-datagram endpoints, messages, RMA reads and "

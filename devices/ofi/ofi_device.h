@@ -46,6 +46,9 @@ namespace pamir::dev {
 
 struct OfiParams {
   std::string provider;  // fi_getinfo's provider name (PAMIR_OFI_PROVIDER)
+  // This endpoint's name where the provider names endpoints after files (shm), unique in the job and
+  // under the launcher's clean-up prefix; empty: the provider's own choice.
+  std::string endpoint_name;
   uint32_t my_task = 0;
   uint32_t ntasks = 1;
   std::vector<uint32_t> tasks;  // the peers this device reaches, ascending (not my_task)

@@ -483,5 +483,10 @@ if has sizes; then
 fi
 # --- end send table ---
 
+# Every job of the suite has ended: none may have left a file in /dev/shm (the shm device's segment,
+# or the shm provider's endpoints, which the ofi device names under the job's prefix).
+left=$(ls /dev/shm/pamir-"$(id -u)"-* 2>/dev/null | head -3 | tr '\n' ' ')
+if [ -z "$left" ]; then pass "no /dev/shm files left"; else fail "no /dev/shm files left" "$left"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -253,6 +253,11 @@ fi
 # ---- 5. Pamir programs (optional) ----
 if [[ -n $PREFIX ]]; then
     if [[ -x $PREFIX/bin/mpicc && ${PAMIR_MULTINODE_PAMIR:-0} == 1 ]]; then
+        # Each host has a /tmp of its own, so a prefix under /tmp (a CI clone's) is not there: the
+        # libraries go where every host sees them, ahead of the programs' runpath.
+        PAMIR_LIB=$MN_RUN/pamir-lib
+        mkdir -p "$PAMIR_LIB"
+        cp -a "$PREFIX/lib/." "$PAMIR_LIB/"
         for src in "${PROGRAMS[@]}"; do
             t=$EPOCHREALTIME
             name=$(basename "${src%.*}")
@@ -262,8 +267,8 @@ if [[ -n $PREFIX ]]; then
             out=$LOGDIR/pamir-$name.out
             if ! bg 300 "$LOGDIR/build-$name.out" "$cc" -o "$exe" "$src"; then
                 fail "pamir $name: build with $cc" "$t" "$(tail -n 20 "$LOGDIR/build-$name.out")"
-            elif bg "$PAMIR_TIMEOUT" "$out" env FI_TCP_IFACE="$MN_IF" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' \
-                PAMIR_STATS=1 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+            elif bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
+                PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
                 # Both devices carried messages: shm between the two ranks of a host, ofi between hosts.
                 shm=$(grep -cE '^pamir stats: rank [0-9]+ send\.shm\.[a-z]+ [1-9]' "$out" || true)
                 ofi=$(grep -cE '^pamir stats: rank [0-9]+ send\.ofi\.[a-z]+ [1-9]' "$out" || true)
@@ -282,7 +287,7 @@ if [[ -n $PREFIX ]]; then
         out=$LOGDIR/pamir-device-shm.out
         exe=$MN_RUN/bin/pamir-$(basename "${PROGRAMS[0]%.*}")
         if [[ ${#PROGRAMS[@]} -gt 0 && -x $exe ]]; then
-            if bg "$PAMIR_TIMEOUT" "$out" env PAMIR_DEVICE=shm FI_TCP_IFACE="$MN_IF" \
+            if bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" PAMIR_DEVICE=shm FI_TCP_IFACE="$MN_IF" \
                 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
                 fail "pamir PAMIR_DEVICE=shm across hosts: the job ran" "$t" "$(tail -n 10 "$out")"
             elif grep -q 'PAMIR_DEVICE=shm, but rank [0-9]* is on another node' "$out"; then
