@@ -38,6 +38,12 @@ Setting ofi_provider{"PAMIR_OFI_PROVIDER", "tcp;ofi_rxm", Type::Text,
                      "verbs;ofi_rxm, efa, cxi, psm3 ...); the tcp provider also needs FI_TCP_IFACE to pin "
                      "its interface",
                      nullptr};
+Setting ofi_poll_interval{"PAMIR_OFI_POLL_INTERVAL", "256", Type::Count,
+                          "while the shm device delivers, the fabric (whose every poll is a system call "
+                          "with the tcp provider) is polled once per this many progress passes, so latency "
+                          "inside a node does not pay for it; with shm quiet it is polled every pass (1: "
+                          "always every pass)",
+                          nullptr};
 Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
                         "a blocked call yields the core between polls: auto (when the node's ranks "
                         "outnumber its usable CPUs), yes, no",
@@ -90,11 +96,11 @@ Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{&send_protocols, &put_protocols,   &get_protocols, &stats,
-                                     &shm_ring_size,  &spin_count,      &sleep_max_us,  &device,
-                                     &ofi_provider,   &yield_when_idle, &shm_cma,       &shm_shared_copy,
-                                     &verbose,        &check_signature, &dt_chunk_min,  &pattern_fifo,
-                                     &direct_put,     &mailbox,         &fault};
+  static std::vector<Setting *> list{&send_protocols,  &put_protocols,     &get_protocols,   &stats,
+                                     &shm_ring_size,   &spin_count,        &sleep_max_us,    &device,
+                                     &ofi_provider,    &ofi_poll_interval, &yield_when_idle, &shm_cma,
+                                     &shm_shared_copy, &verbose,           &check_signature, &dt_chunk_min,
+                                     &pattern_fifo,    &direct_put,        &mailbox,         &fault};
   return list;
 }
 
@@ -176,6 +182,10 @@ static bool parse(Setting &s, const char *text, std::string &why) {
       if (&s == &shm_ring_size &&
           (s.number < 4096 || s.number > (16u << 20) || (s.number & (s.number - 1)))) {
         why = "expected a power of two from 4K to 16M";
+        return false;
+      }
+      if (&s == &ofi_poll_interval && (s.number < 1 || s.number > (uint64_t(1) << 20))) {
+        why = "expected a whole number from 1 to 1048576";
         return false;
       }
       if (&s == &pattern_fifo && s.number > (uint64_t(1) << 24)) {

@@ -48,6 +48,7 @@ int Context::init(std::string &why) {
   direct_put_ = config::direct_put.flag;
   mailbox_ = config::mailbox.flag;
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
+  ofi_interval_ = unsigned(config::ofi_poll_interval.number);  // 1 to 2^20, checked when read
   fault_rdma_read_ = config::fault.number == 1;  // the index of rdma-read in PAMIR_FAULT's choices
   enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices (auto,yes,no)
   switch (config::yield_when_idle.number) {
@@ -233,13 +234,6 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
       ofi_->wait(us, done, arg);
     return;
   }
-  // Both devices: the shm doorbell cannot also watch the fabric's descriptor, so the sleep is short
-  // enough for ofi traffic to be noticed soon.
-  if (ofi_) us = std::min(us, kOfiNapUs);
-  if (box_peers_.empty()) {
-    shm_->wait(us, done, arg);
-    return;
-  }
   // A message in a mailbox shows only in memory, so the sleeper's last check looks there too (tokens
   // are written only single-threaded).
   struct Check {
@@ -247,13 +241,35 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
     bool (*done)(void *);
     void *arg;
   } k{this, done, arg};
-  shm_->wait(
-      us,
-      [](void *p) {
-        auto *k = static_cast<Check *>(p);
-        return k->c->box_arrived() || (k->done && k->done(k->arg));
-      },
-      &k);
+  auto check = [](void *p) {
+    auto *k = static_cast<Check *>(p);
+    return k->c->box_arrived() || (k->done && k->done(k->arg));
+  };
+  if (ofi_) {
+    // Both devices, one thread: poll() on the fabric's descriptor and the shm eventfd together,
+    // with fi_trywait() the very last check. Threaded, or a provider without a descriptor: the futex,
+    // for a sleep short enough that ofi traffic is noticed soon.
+    auto &ofi = static_cast<dev::OfiDevice &>(*ofi_);
+    if (!threaded && ofi.wait_fd() >= 0) {
+      struct Both {
+        Check k;
+        dev::OfiDevice *ofi;
+      } b{k, &ofi};
+      static_cast<dev::ShmDevice &>(*shm_).wait_also_on(
+          ofi.wait_fd(), us,
+          [](void *p) {
+            auto *b = static_cast<Both *>(p);
+            return b->k.c->box_arrived() || (b->k.done && b->k.done(b->k.arg)) || !b->ofi->may_sleep();
+          },
+          &b);
+      return;
+    }
+    us = std::min(us, kOfiNapUs);
+  }
+  if (box_peers_.empty())
+    shm_->wait(us, done, arg);
+  else
+    shm_->wait(us, check, &k);
 }
 
 }  // namespace pamir

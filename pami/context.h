@@ -141,13 +141,33 @@ class Context {
 
   void advance() {
     if (__builtin_expect(!box_peers_.empty(), 0)) poll_boxes();
-    if (shm_) shm_->poll();
-    if (ofi_) ofi_->poll();
+    if (shm_) {
+      const unsigned got = shm_->poll();
+      if (ofi_) poll_ofi_beside_shm(got);
+    } else if (ofi_) {
+      ofi_->poll();
+    }
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
     if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
     // Last, so a schedule sees every completion of this pass: a step left waiting for a send that
     // check_rdv_sends just completed would otherwise sleep until its doorbell's timeout.
     if (__builtin_expect(hook_.active != 0, 0)) hook_.fn();
+  }
+
+  // With both devices: a poll of the fabric costs a system call or more (tcp, under manual progress)
+  // where one of shm costs a few loads, so while shm has delivered in the last kShmBusyPasses passes
+  // the fabric waits ofi_interval_ passes between polls; once shm is quiet it is polled every pass, so
+  // a rank that waits for the fabric after shm traffic (a collective between hosts) waits only those
+  // few passes. A fabric poll handles at most one batch of completions.
+  static constexpr unsigned kShmBusyPasses = 64;
+  void poll_ofi_beside_shm(unsigned shm_got) {
+    if (shm_got) shm_recent_ = kShmBusyPasses;
+    if (shm_recent_) {
+      --shm_recent_;
+      if (++ofi_skipped_ < ofi_interval_) return;
+    }
+    ofi_skipped_ = 0;
+    ofi_->poll();
   }
 
   // Advances until done() holds: spins a little, then sleeps on the doorbell, dropping the library
@@ -341,7 +361,11 @@ class Context {
   // between polls, since the peer it waits for may need this very core to make the progress awaited.
   bool yield_ = false;
   unsigned sleep_max_us_ = 10000;
-  // Longest sleep where ofi traffic cannot wake the sleeper (threaded runs, or shm's doorbell).
+  unsigned ofi_interval_ = 256;  // PAMIR_OFI_POLL_INTERVAL
+  unsigned shm_recent_ = 0;      // passes left before shm counts as quiet
+  unsigned ofi_skipped_ = 0;     // passes since the fabric was last polled while shm was busy
+  // Longest sleep where ofi traffic cannot wake the sleeper (threaded runs, or a provider without a
+  // descriptor to poll() beside the shm eventfd).
   static constexpr unsigned kOfiNapUs = 200;
   bool initialized_ = false;
 };

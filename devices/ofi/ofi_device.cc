@@ -667,15 +667,20 @@ void OfiDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t s
   acks_unsent_task_.push_back(task);
 }
 
+bool OfiDevice::may_sleep() noexcept {
+  if (deferred_head_ < deferred_.size()) return false;
+  struct fid *f = &cq_->fid;
+  return fi_trywait(fabric_, &f, 1) == FI_SUCCESS;  // else something is there to read
+}
+
 void OfiDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {
   if (also && also(arg)) return;
-  if (deferred_head_ < deferred_.size()) return;
   if (wait_fd_ < 0) {
+    if (deferred_head_ < deferred_.size()) return;
     ::usleep(std::min(timeout_us, kNoFdSleepUs));
     return;
   }
-  struct fid *f = &cq_->fid;
-  if (fi_trywait(fabric_, &f, 1) != FI_SUCCESS) return;  // something is there to read
+  if (!may_sleep()) return;
   struct pollfd pfd = {wait_fd_, POLLIN, 0};
   const struct timespec ts = {time_t(timeout_us / 1000000), long(timeout_us % 1000000) * 1000};
   ::ppoll(&pfd, 1, &ts, nullptr);

@@ -114,6 +114,11 @@ class OfiDevice final : public Device {
   // Sleeps on the completion queue's file descriptor once fi_trywait() says nothing is pending; a
   // provider with no descriptor sleeps at most kNoFdSleepUs at a time.
   void wait(unsigned timeout_us, bool (*also)(void *) = nullptr, void *arg = nullptr) noexcept override;
+  // For a caller that sleeps on this descriptor beside others (the context, with the shm device): -1
+  // when the provider has none. may_sleep() is the last check before sleeping on it: nothing kept for
+  // the next poll(), and fi_trywait() says the descriptor will signal what comes.
+  int wait_fd() const noexcept { return wait_fd_; }
+  bool may_sleep() noexcept;
   void shutdown() noexcept override;
 
   // The provider's message for the last failed read (fi_cq_readerr), for error reports.

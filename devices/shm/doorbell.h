@@ -11,9 +11,16 @@
 // does not sleep, or the ringer sees the count, bumps the word and wakes it. The sleeper reads the word
 // before it raises the count, so a bump that lands between its re-check and futex_wait makes the wait
 // return at once. Several threads of one process may sleep at once (the count, and a wake of all).
+//
+// A process that also waits for another device's file descriptor (the fabric's) cannot sleep on the
+// futex: it sleeps in poll() on both that descriptor and its own eventfd, and counts itself in the high
+// half of `sleeping`. A ringer that sees such a sleeper writes the eventfd, which the device takes from
+// the owner with pidfd_getfd() at first need (ring() only says that it must). The same Dekker argument
+// holds, and an eventfd written between the re-check and poll() stays readable, so poll() returns at once.
 #pragma once
 
 #include <linux/futex.h>
+#include <poll.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,27 +32,37 @@
 namespace pamir::dev::shm {
 
 struct Doorbell {
+  static constexpr uint32_t kFutexSleepers = 0xffff;  // low half of `sleeping`
+  static constexpr uint32_t kFdSleeper = 1u << 16;    // one unit of the high half
+
   uint32_t word;      // futex word: bumped by a ringer that found someone asleep
-  uint32_t sleeping;  // how many threads are (about to be) inside futex_wait on word
+  uint32_t sleeping;  // threads (about to be) inside futex_wait on word, plus kFdSleeper per poll() sleeper
+  int32_t wake_fd;    // the owner's eventfd, a number in its own table: written before it first polls
+  uint32_t wake_fd_refused;  // set by a ringer that could not take wake_fd: poll() sleepers sleep short
 
   // After publishing work for the owner of this doorbell. Costs one fence and one load unless it sleeps.
-  void ring() noexcept {
+  // Returns whether the owner sleeps in poll(): the caller must then write the owner's eventfd.
+  [[nodiscard]] bool ring() noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (std::atomic_ref<uint32_t>(sleeping).load(std::memory_order_relaxed)) [[unlikely]] {
-      std::atomic_ref<uint32_t>(word).fetch_add(1, std::memory_order_release);
-      syscall(SYS_futex, &word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-    }
+    const uint32_t s = std::atomic_ref<uint32_t>(sleeping).load(std::memory_order_relaxed);
+    return s ? wake(s) : false;
   }
 
   // The same without the fence, for writes whose waiter sleeps with a short timeout (the shared-memory
   // collectives, which write often and sleep rarely): this load may then miss a sleeper that announced
   // itself just as the write was published (the store-buffering race the fence closes), which costs
   // that sleeper its timeout, never the write.
-  void ring_unfenced() noexcept {
-    if (std::atomic_ref<uint32_t>(sleeping).load(std::memory_order_relaxed)) [[unlikely]] {
+  [[nodiscard]] bool ring_unfenced() noexcept {
+    const uint32_t s = std::atomic_ref<uint32_t>(sleeping).load(std::memory_order_relaxed);
+    return s ? wake(s) : false;
+  }
+
+  [[gnu::cold]] bool wake(uint32_t s) noexcept {
+    if (s & kFutexSleepers) {
       std::atomic_ref<uint32_t>(word).fetch_add(1, std::memory_order_release);
       syscall(SYS_futex, &word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
     }
+    return s >= kFdSleeper;
   }
 
   // The owner: sleeps up to timeout_us unless pending() finds work once it has announced itself. Returns
@@ -65,6 +82,30 @@ struct Doorbell {
     std::atomic_ref<uint32_t>(sleeping).fetch_sub(1, std::memory_order_relaxed);
     return slept;
   }
+
+  // The owner, single-threaded: sleeps in poll() on its eventfd `efd` and on `other_fd` up to
+  // timeout_us unless pending() finds work once it has announced itself. pending() is the last check
+  // before poll() (where the fabric's fi_trywait() belongs). Returns whether it entered the kernel.
+  template <class Pending>
+  bool wait_poll(unsigned timeout_us, int efd, int other_fd, Pending &&pending) noexcept {
+    std::atomic_ref<uint32_t>(sleeping).fetch_add(kFdSleeper, std::memory_order_seq_cst);
+    bool slept = false;
+    if (!pending()) {
+      struct pollfd fds[2] = {{efd, POLLIN, 0}, {other_fd, POLLIN, 0}};
+      struct timespec ts;
+      ts.tv_sec = timeout_us / 1000000u;
+      ts.tv_nsec = static_cast<long>(timeout_us % 1000000u) * 1000;
+      ::ppoll(fds, 2, &ts, nullptr);
+      if (fds[0].revents & POLLIN) {
+        uint64_t rings;
+        [[maybe_unused]] ssize_t got = ::read(efd, &rings, sizeof rings);  // non-blocking: resets it
+      }
+      slept = true;
+    }
+    std::atomic_ref<uint32_t>(sleeping).fetch_sub(kFdSleeper, std::memory_order_relaxed);
+    return slept;
+  }
 };
+static_assert(sizeof(Doorbell) <= 64);
 
 }  // namespace pamir::dev::shm

@@ -5,7 +5,7 @@
 //
 //   0                 SegmentHeader: arena bump counter (its own cache line)
 //   kBlocksOffset     one RankBlock of 128 bytes per local rank:
-//                       +0    Doorbell {futex word, sleeping flag}   (read by senders on every send)
+//                       +0    Doorbell {futex word, sleepers, eventfd number}   (read by senders on every send)
 //                       +64   pid, conn_count, CMA token address and value (attach / connect only)
 //   conn_offset       per local rank, its connection queue: uint64_t conn[nlocal], the ring offsets of the
 //                     senders that connected to it, in order

@@ -1,6 +1,8 @@
 #include "devices/shm/shm_device.h"
 
+#include <sys/eventfd.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,6 +12,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <utility>
 
 namespace pamir::dev {
 
@@ -92,6 +96,14 @@ std::unique_ptr<ShmDevice> ShmDevice::create(const ShmParams &p, std::string &wh
   d->rx_base_ = d->rx_.data();
   d->pids_.resize(n);
   d->cma_.assign(n, 0);
+  d->peer_wake_.assign(n, kWakeUnknown);
+  // Before this process first sleeps in poll(), which is when a peer first reads the number.
+  d->wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (d->wake_fd_ < 0) {
+    why = std::string("shm: eventfd: ") + std::strerror(errno);
+    return nullptr;
+  }
+  std::atomic_ref<int32_t>(d->me_->doorbell.wake_fd).store(d->wake_fd_, std::memory_order_release);
   for (size_t r = 0; r < n; ++r) {
     d->pids_[r] = d->seg_->block(static_cast<uint32_t>(r)).pid;
     if (d->pids_[r] == 0) {
@@ -108,6 +120,9 @@ ShmDevice::~ShmDevice() {
 
 void ShmDevice::shutdown() noexcept {
   me_ = nullptr;
+  for (int &fd : peer_wake_)
+    if (fd >= 0) ::close(std::exchange(fd, kWakeUnknown));
+  if (wake_fd_ >= 0) ::close(std::exchange(wake_fd_, -1));
   nrx_.store(0, std::memory_order_relaxed);
   ntx_.store(0, std::memory_order_relaxed);
   rx_.clear();
@@ -176,7 +191,7 @@ bool ShmDevice::push(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t
   if (!tx.attached()) [[unlikely]]
     connect(peer);
   if (!tx.try_push_with(dispatch, hdr, hdr_len, payload_len, write)) return false;
-  seg_->block(peer).doorbell.ring();
+  ring(peer);
   return true;
 }
 
@@ -225,7 +240,7 @@ unsigned ShmDevice::poll() noexcept {
         },
         wake);
     if (wake) [[unlikely]]
-      seg_->block(r.ring.sender()).doorbell.ring();  // it found this ring full and may sleep
+      ring(r.ring.sender());  // it found this ring full and may sleep
     if (++rr_ == n) rr_ = 0;
   }
   in_poll_ = false;
@@ -263,6 +278,45 @@ bool ShmDevice::pending() noexcept {
 void ShmDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {
   if (!timeout_us || !me_) return;
   me_->doorbell.wait(timeout_us, [this, also, arg] { return pending() || (also && also(arg)); });
+}
+
+void ShmDevice::wait_also_on(int fd, unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {
+  if (!timeout_us || !me_) return;
+  shm::Doorbell &d = me_->doorbell;
+  if (std::atomic_ref<uint32_t>(d.wake_fd_refused).load(std::memory_order_relaxed))
+    timeout_us = std::min(timeout_us, kRefusedWakeUs);
+  d.wait_poll(timeout_us, wake_fd_, fd, [this, also, arg] { return pending() || (also && also(arg)); });
+}
+
+// The first ring of a peer asleep in poll(): its eventfd, duplicated into this process with
+// pidfd_getfd(), which asks for the permission cross-memory attach asks for; the pid is the one the
+// token check vouched for, so a recycled pid or another pid namespace's is never touched.
+void ShmDevice::ring_fd(uint32_t peer) noexcept {
+  int fd = peer_wake_[peer];
+  if (fd == kWakeUnknown) {
+    fd = kWakeRefused;
+    if (cma_[peer] == 0) cma_[peer] = probe(peer);
+    if (cma_[peer] > 0) {
+      const int pidfd = int(::syscall(SYS_pidfd_open, pid_t(pids_[peer]), 0));
+      if (pidfd >= 0) {
+        // Ordered after the sleeper count that sent us here, which the owner raised after writing it.
+        std::atomic_thread_fence(std::memory_order_acquire);
+        const int32_t remote =
+            std::atomic_ref<int32_t>(seg_->block(peer).doorbell.wake_fd).load(std::memory_order_relaxed);
+        const int got = int(::syscall(SYS_pidfd_getfd, pidfd, remote, 0));
+        ::close(pidfd);
+        if (got >= 0) fd = got;
+      }
+    }
+    if (fd == kWakeRefused)
+      std::atomic_ref<uint32_t>(seg_->block(peer).doorbell.wake_fd_refused)
+          .store(1, std::memory_order_relaxed);
+    peer_wake_[peer] = fd;
+  }
+  if (fd >= 0) {
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t put = ::write(fd, &one, sizeof one);
+  }
 }
 
 void *ShmDevice::coll_area(uint32_t task) noexcept {
@@ -408,7 +462,7 @@ void ShmDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t s
   shm::AckSlot *slot = slot_of(task, ref, "ack_write");
   if (status) slot->status = status;
   std::atomic_ref<uint64_t>(slot->counter).fetch_sub(bytes, std::memory_order_release);
-  seg_->block(local_index(task)).doorbell.ring();
+  ring(local_index(task));
 }
 
 void ShmDevice::share_open(uint32_t owner, uint64_t ref, uint64_t dest, uint64_t bytes,
@@ -421,7 +475,7 @@ void ShmDevice::share_open(uint32_t owner, uint64_t ref, uint64_t dest, uint64_t
   std::atomic_ref<uint64_t>(slot->remaining).store(bytes, std::memory_order_relaxed);
   // Published last: an owner that sees dest sees the rest. Woken, an owner asleep comes to help.
   std::atomic_ref<uint64_t>(slot->dest).store(dest, std::memory_order_release);
-  seg_->block(local_index(owner)).doorbell.ring();
+  ring(local_index(owner));
 }
 
 uint64_t ShmDevice::share_dest(uint32_t owner, uint64_t ref) const noexcept {

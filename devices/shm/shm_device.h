@@ -103,16 +103,24 @@ class ShmDevice final : public Device {
   void *coll_area(uint32_t task) noexcept override;
   size_t coll_area_bytes() const noexcept override { return shm::SegmentLayout::kCollAreaBytes; }
   void coll_notify(uint32_t task) noexcept override {
-    seg_->block(local_index(task)).doorbell.ring_unfenced();
+    const uint32_t peer = local_index(task);
+    if (seg_->block(peer).doorbell.ring_unfenced()) [[unlikely]]
+      ring_fd(peer);
   }
   // The pair area of a ring: beside the data of the ring this process sends to task on, or that task
   // sends to it on (shm::kRingPairAreaBytes).
   void *pair_area(uint32_t task, bool outbound) noexcept override;
   size_t pair_area_bytes() const noexcept override { return shm::kRingPairAreaBytes; }
-  void pair_notify(uint32_t task) noexcept override { seg_->block(local_index(task)).doorbell.ring(); }
+  void pair_notify(uint32_t task) noexcept override { ring(local_index(task)); }
   // Sleeps until a packet arrives, a ring that refused a send frees room, or timeout_us passes (0: returns
   // at once). Spurious returns are possible; the caller polls and decides again.
   void wait(unsigned timeout_us, bool (*also)(void *) = nullptr, void *arg = nullptr) noexcept override;
+  // The same, single-threaded, sleeping in poll() on `fd` too (another device's descriptor): peers then
+  // write this process's eventfd instead of waking the futex. also() is the last check before sleeping.
+  // Where a peer could not take the eventfd (cross-process access refused), sleeps at most
+  // kRefusedWakeUs at a time, since that peer's packets cannot wake it.
+  void wait_also_on(int fd, unsigned timeout_us, bool (*also)(void *), void *arg) noexcept;
+  static constexpr unsigned kRefusedWakeUs = 200;
   void shutdown() noexcept override;
 
   // shm specifics, for the context, pamir_info and tests.
@@ -123,8 +131,12 @@ class ShmDevice final : public Device {
   uint64_t segment_bytes() const noexcept;  // mapped (mostly sparse) size
   uint64_t arena_used() const noexcept;     // bytes of rings allocated on this node so far, all pairs
   uint32_t peer_pid(uint32_t task) const noexcept;
-  // Whether a local peer has announced that it sleeps in wait() (tests).
+  // Whether a local peer has announced that it sleeps in wait() or wait_also_on() (tests).
   bool peer_sleeping(uint32_t task) const noexcept;
+  // Whether a peer found it could not take this process's eventfd (tests).
+  bool wake_refused() const noexcept {
+    return me_ && std::atomic_ref<uint32_t>(me_->doorbell.wake_fd_refused).load(std::memory_order_relaxed);
+  }
   // Whether a packet or a new connection waits for poll(), or a ring a send found full has room again:
   // what wait() re-checks after announcing that it sleeps.
   bool pending() noexcept;
@@ -138,6 +150,12 @@ class ShmDevice final : public Device {
   uint32_t local_index(uint32_t task) const noexcept;
   bool connect(uint32_t peer) noexcept;
   int probe(uint32_t peer) noexcept;
+  // After publishing work for local rank `peer`; writes its eventfd when it sleeps in poll().
+  void ring(uint32_t peer) noexcept {
+    if (seg_->block(peer).doorbell.ring()) [[unlikely]]
+      ring_fd(peer);
+  }
+  void ring_fd(uint32_t peer) noexcept;
   shm::AckSlot *slot_of(uint32_t owner, uint64_t ref, const char *what) const noexcept;
   ssize_t cross_copy(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
                      unsigned nremote, bool write) noexcept;
@@ -157,7 +175,10 @@ class ShmDevice final : public Device {
   Rx *rx_base_ = nullptr;                  // rx_.data(): capacity reserved at create, so it never moves
   std::atomic<uint32_t> nrx_{0}, ntx_{0};  // published sizes of rx_ and txlist_ (for pending())
   std::vector<uint32_t> pids_;
-  std::vector<int> cma_;  // per peer: 0 not probed yet, 1 readable, -errno refused
+  std::vector<int> cma_;        // per peer: 0 not probed yet, 1 readable, -errno refused
+  int wake_fd_ = -1;            // this process's eventfd (Doorbell::wake_fd)
+  std::vector<int> peer_wake_;  // per peer: its eventfd in this process's table, kWakeUnknown, kWakeRefused
+  static constexpr int kWakeUnknown = -1, kWakeRefused = -2;
   // Own acknowledgment slots in use, one bit each; read by a thread about to sleep (pending()).
   std::atomic<uint64_t> acks_armed_{0};
   static_assert(shm::SegmentLayout::kAckSlots == 64, "acks_armed_ holds one bit per slot");

@@ -145,6 +145,13 @@ fi
 if run bad_setting 1 2 PAMIR_SEND_PROTOCOLS=eager:10,bogus -- pt2pt_basic; then
   if grep -q "PAMIR_SEND_PROTOCOLS" "$work/bad_setting.err"; then pass bad_setting; else fail bad_setting "no variable named: $(head -2 "$work/bad_setting.err")"; fi
 fi
+if run bad_setting.poll_interval 1 2 PAMIR_OFI_POLL_INTERVAL=0 -- pt2pt_basic; then
+  if grep -q "PAMIR_OFI_POLL_INTERVAL" "$work/bad_setting.poll_interval.err"; then
+    pass bad_setting.poll_interval
+  else
+    fail bad_setting.poll_interval "no variable named: $(head -2 "$work/bad_setting.poll_interval.err")"
+  fi
+fi
 
 # Collectives (seed 002): every algorithm of every collective forced per communicator, 1-5 ranks (4 and
 # 5 oversubscribe the two cores), blocking and nonblocking, in one launch per rank count.

@@ -274,6 +274,8 @@ if [[ -n $PREFIX ]]; then
                 ofi=$(grep -cE '^pamir stats: rank [0-9]+ send\.ofi\.[a-z]+ [1-9]' "$out" || true)
                 if ((shm > 0 && ofi > 0)); then
                     pass "pamir $name: srun -N 2 -n 4 --mpi=pmix (shm and ofi both used)" "$t"
+                    # What the program says of itself (its measurements), without the counters.
+                    grep -v '^pamir stats:' "$out" | head -n 8 | sed 's/^/    /' || true
                 else
                     fail "pamir $name: not both devices used (shm lines $shm, ofi lines $ofi)" "$t" \
                         "$(grep -E 'send\.(shm|ofi)\.' "$out" | head -n 16)"

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -427,11 +428,16 @@ TEST(ShmDevice, DoorbellWakesSleepingReceiver) {
 }
 
 // Token passing where every rank blocks only in wait() (no spinning): any lost wake-up hangs the ring.
-// With 4 ranks on this machine's 2 cores it also shows the oversubscribed case keeps moving.
-class ShmWaitOnly : public ::testing::TestWithParam<unsigned> {};
+// With 4 ranks on this machine's 2 cores it also shows the oversubscribed case keeps moving. Either on
+// the futex (wait) or in poll() beside another descriptor that never fires (wait_also_on: the eventfd
+// path a rank with an ofi device takes), or the two mixed rank by rank.
+enum class Sleep { futex, poll, mixed };
+
+class ShmWaitOnly : public ::testing::TestWithParam<std::tuple<unsigned, Sleep>> {};
 
 TEST_P(ShmWaitOnly, TokenRingNeverLosesAWakeup) {
-  const unsigned n = GetParam();
+  const unsigned n = std::get<0>(GetParam());
+  const Sleep how = std::get<1>(GetParam());
   const unsigned rounds = 2000;
   const std::string path = shm_test::segment_path("token");
   std::vector<uint32_t> tasks;
@@ -447,13 +453,22 @@ TEST_P(ShmWaitOnly, TokenRingNeverLosesAWakeup) {
           have = true;
         };
         auto d = make(params(path, rank, tasks, barrier, &h));
+        int quiet[2];
+        SHM_CHECK(::pipe(quiet) == 0);
+        const bool by_poll = how == Sleep::poll || (how == Sleep::mixed && rank % 2 == 1);
+        auto sleep = [&] {
+          if (by_poll)
+            d->wait_also_on(quiet[0], 600u * 1000 * 1000, nullptr, nullptr);
+          else
+            d->wait(600u * 1000 * 1000);
+        };
         barrier();
         const double t0 = now_s();
         uint32_t expect = rank;
         for (unsigned r = 0; r < rounds; ++r) {
           if (!(rank == 0 && r == 0)) {
             while (!have)
-              if (d->poll() == 0) d->wait(600u * 1000 * 1000);
+              if (d->poll() == 0) sleep();
             have = false;
             SHM_CHECK(token == expect, std::to_string(token) + " != " + std::to_string(expect));
           }
@@ -463,19 +478,111 @@ TEST_P(ShmWaitOnly, TokenRingNeverLosesAWakeup) {
         }
         if (rank == 0) {  // the last token comes back to 0
           while (!have)
-            if (d->poll() == 0) d->wait(600u * 1000 * 1000);
+            if (d->poll() == 0) sleep();
           SHM_CHECK(token == rounds * n);
           std::printf("[%u ranks] %u rounds of a token ring through wait() only: %.1f us per hop\n", n,
                       rounds, (now_s() - t0) * 1e6 / (rounds * n));
         }
         barrier();
         d->shutdown();
+        ::close(quiet[0]);
+        ::close(quiet[1]);
       },
       100);
   EXPECT_EQ(err, "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, ShmWaitOnly, ::testing::Values(2u, 4u));
+INSTANTIATE_TEST_SUITE_P(Ranks, ShmWaitOnly,
+                         ::testing::Combine(::testing::Values(2u, 4u),
+                                            ::testing::Values(Sleep::futex, Sleep::poll, Sleep::mixed)));
+
+// A rank asleep in poll() beside another descriptor: woken by that descriptor alone, then by one send
+// of a peer (which must take the sleeper's eventfd, the first ring it writes).
+TEST(ShmDevice, PollSleeperIsWokenByEitherSide) {
+  const std::string path = shm_test::segment_path("pollbell");
+  const std::vector<uint32_t> tasks = {3, 7};
+  std::string err = run_ranks(
+      2,
+      [&](unsigned rank, const std::function<int()> &barrier) {
+        unsigned got = 0;
+        Handler h = [&](uint32_t src, uint16_t dispatch, const void *, uint32_t, const void *, size_t) {
+          SHM_CHECK(src == 3 && dispatch == 9);
+          ++got;
+        };
+        auto d = make(params(path, rank, tasks, barrier, &h));
+        barrier();
+        if (rank == 1) {
+          int other[2];
+          SHM_CHECK(::pipe(other) == 0);
+          // The other device's descriptor: a child writes it once this rank is asleep.
+          const pid_t self = ::getpid();
+          const pid_t writer = ::fork();
+          if (writer == 0) {
+            while (!(d->peer_sleeping(7) && proc_state(self) == 'S')) ::usleep(1000);
+            SHM_CHECK(::write(other[1], "x", 1) == 1);
+            ::_exit(0);
+          }
+          // A lost wake-up would leave us here for 600 s; the harness deadline turns that into a failure.
+          d->wait_also_on(other[0], 600u * 1000 * 1000, nullptr, nullptr);
+          char c = 0;
+          SHM_CHECK(::read(other[0], &c, 1) == 1 && c == 'x');
+          int st = 0;
+          SHM_CHECK(::waitpid(writer, &st, 0) == writer && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+          barrier();  // now the peer sends, once this rank sleeps again
+          unsigned waits = 0;
+          while (got == 0) {
+            if (d->poll() == 0) {
+              d->wait_also_on(other[0], 600u * 1000 * 1000, nullptr, nullptr);
+              ++waits;
+            }
+          }
+          std::printf("[rank 1] woken by the send after %u wait_also_on() calls\n", waits);
+          SHM_CHECK(!d->wake_refused());
+        } else {
+          barrier();
+          const pid_t peer = static_cast<pid_t>(d->peer_pid(7));
+          while (!(d->peer_sleeping(7) && proc_state(peer) == 'S')) ::usleep(1000);
+          send(*d, 7, 9, nullptr, 0);
+        }
+        barrier();
+        d->shutdown();
+      },
+      60);
+  EXPECT_EQ(err, "");
+}
+
+// A peer that cannot take the sleeper's eventfd (cross-process access refused, as cross-memory attach
+// is) says so in the doorbell: the sleeper's next sleeps are short (kRefusedWakeUs), since that peer's
+// rings cannot reach it in poll(). The first sleep ends by its timeout, and the packet is there.
+TEST(ShmDevice, PollSleeperLearnsThatAPeerCannotWakeIt) {
+  const std::string path = shm_test::segment_path("pollrefused");
+  const std::vector<uint32_t> tasks = {0, 1};
+  std::string err = run_ranks(
+      2,
+      [&](unsigned rank, const std::function<int()> &barrier) {
+        unsigned got = 0;
+        Handler h = [&](uint32_t, uint16_t, const void *, uint32_t, const void *, size_t) { ++got; };
+        auto d = make(params(path, rank, tasks, barrier, &h));
+        barrier();
+        if (rank == 1) {
+          int other[2];
+          SHM_CHECK(::pipe(other) == 0);
+          SHM_CHECK(!d->wake_refused());
+          while (got == 0)
+            if (d->poll() == 0) d->wait_also_on(other[0], 2u * 1000 * 1000, nullptr, nullptr);
+          SHM_CHECK(d->wake_refused());
+        } else {
+          const int rc = refuse_cma();
+          SHM_CHECK(rc == 0, std::strerror(-rc));
+          while (!(d->peer_sleeping(1) && proc_state(pid_t(d->peer_pid(1))) == 'S')) ::usleep(1000);
+          send(*d, 1, 9, nullptr, 0);
+        }
+        barrier();
+        d->shutdown();
+      },
+      60);
+  EXPECT_EQ(err, "");
+}
 
 // A sender that found the ring full and sleeps in wait() is woken when the receiver frees room. First with
 // the sender verifiably asleep, then for many packets with both sides blocking only in wait().
