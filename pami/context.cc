@@ -117,6 +117,13 @@ int Context::init(std::string &why) {
                    "shared-memory rings (no cross-memory attach)\n",
                    self_);
   }
+  // This host's peers are watched through pidfds: under srun no launcher of ours notices a death. Only
+  // where the CMA token check vouched for the pid (another pid namespace's pid is someone else).
+  if (shm_ && config::shm_cma.flag) {
+    auto &shm = static_cast<dev::ShmDevice &>(*shm_);
+    for (uint32_t t : boot_.local_peers())
+      if (t != self_ && shm.remote_access(t) == 0) watch_.add(t, pid_t(shm.peer_pid(t)));
+  }
   immediate_end_ = send_table_.protos[0] == SendProtocol::immediate ? send_table_.bounds[0] + 1 : 0;
   initialized_ = true;
   return 0;
@@ -192,6 +199,7 @@ std::string Context::immediate_limit_why() {
 void Context::finalize() {
   if (!initialized_) return;
   wait_until([this] { return pending_.empty(); });
+  watch_.clear();
   if (shm_) shm_->shutdown();
   // Closed, not only shut down: the context lives on after MPI_Finalize, and closing is what removes
   // what the provider made (the shm provider's files in /dev/shm).
@@ -213,7 +221,22 @@ void Context::relax() {
   sched_yield();
 }
 
+void Context::peer_died(uint32_t task) {
+  char msg[256];
+  std::snprintf(msg, sizeof msg,
+                "rank %u (pid %d, on this host, %s) ended without calling MPI_Finalize; ending the job", task,
+                int(watch_.pid_of(task)), boot_.hostname().c_str());
+  std::fprintf(stderr, "Pamir: rank %u on %s: %s\n", self_, boot_.hostname().c_str(), msg);
+  boot_.abort(1, msg);
+}
+
 void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
+  // A blocked call is where a dead peer would leave this rank forever; checked at most every 10 ms.
+  if (watch_.size()) {
+    const uint32_t dead = watch_.check(
+        [this](uint32_t t) { return static_cast<const dev::ShmDevice &>(*shm_).peer_finalized(t); });
+    if (dead != PeerWatch::kNone) peer_died(dead);
+  }
   // With threads, done() would read requests other threads complete under the lock: not passed.
   const bool threaded = library_lock().enabled;
   if (threaded) done = nullptr;

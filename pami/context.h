@@ -17,6 +17,7 @@
 #include "pami/list.h"
 #include "pami/lock.h"
 #include "pami/match.h"
+#include "pami/peer_watch.h"
 #include "pami/protocols/mailbox.h"
 #include "pami/request.h"
 #include "pami/select.h"
@@ -303,6 +304,8 @@ class Context {
   int open_ofi(const std::vector<uint32_t> &tasks, std::string &why);
 
   Bootstrap boot_;
+  PeerWatch watch_;  // this host's peers, whose death ends the job (idle)
+  [[noreturn]] void peer_died(uint32_t task);
   uint32_t self_ = 0, ntasks_ = 1;
   std::unique_ptr<dev::Device> shm_;
   std::unique_ptr<dev::Device> ofi_;

@@ -5,8 +5,9 @@
 //
 //   0                 SegmentHeader: arena bump counter (its own cache line)
 //   kBlocksOffset     one RankBlock of 128 bytes per local rank:
-//                       +0    Doorbell {futex word, sleepers, eventfd number}   (read by senders on every send)
-//                       +64   pid, conn_count, CMA token address and value (attach / connect only)
+//                       +0    Doorbell {futex word, sleepers, eventfd number} (read on every send)
+//                       +64   pid, conn_count, CMA token address and value (attach / connect only),
+//                             finalized flag
 //   conn_offset       per local rank, its connection queue: uint64_t conn[nlocal], the ring offsets of the
 //                     senders that connected to it, in order
 //   ack_offset        per local rank, kAckSlots AckSlots of 64 bytes (counter, status, shared-copy
@@ -49,7 +50,8 @@ struct RankBlock {
   uint32_t conn_count;  // senders that claimed an entry of this rank's connection queue (atomic)
   uint64_t cma_token_addr;
   uint64_t cma_token;
-  uint8_t pad1[40];
+  uint32_t finalized;  // set (release) when the rank leaves the device normally: its exit is no death
+  uint8_t pad1[36];
 };
 static_assert(sizeof(RankBlock) == 128);
 static_assert(offsetof(RankBlock, cma_token) == offsetof(RankBlock, cma_token_addr) + 8);

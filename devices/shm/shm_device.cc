@@ -119,6 +119,7 @@ ShmDevice::~ShmDevice() {
 }
 
 void ShmDevice::shutdown() noexcept {
+  if (me_) std::atomic_ref<uint32_t>(me_->finalized).store(1, std::memory_order_release);
   me_ = nullptr;
   for (int &fd : peer_wake_)
     if (fd >= 0) ::close(std::exchange(fd, kWakeUnknown));
@@ -542,6 +543,12 @@ uint64_t ShmDevice::arena_used() const noexcept {
 uint32_t ShmDevice::peer_pid(uint32_t task) const noexcept {
   const uint32_t peer = local_index(task);
   return peer == kNone ? 0 : pids_[peer];
+}
+
+bool ShmDevice::peer_finalized(uint32_t task) const noexcept {
+  const uint32_t peer = local_index(task);
+  if (peer == kNone || !seg_ || !seg_->mapped()) return false;
+  return std::atomic_ref<uint32_t>(seg_->block(peer).finalized).load(std::memory_order_acquire) != 0;
 }
 
 bool ShmDevice::peer_sleeping(uint32_t task) const noexcept {

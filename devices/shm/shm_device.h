@@ -133,6 +133,8 @@ class ShmDevice final : public Device {
   uint32_t peer_pid(uint32_t task) const noexcept;
   // Whether a local peer has announced that it sleeps in wait() or wait_also_on() (tests).
   bool peer_sleeping(uint32_t task) const noexcept;
+  // Whether a local peer has left the device normally (shutdown()): its exit is then no death.
+  bool peer_finalized(uint32_t task) const noexcept;
   // Whether a peer found it could not take this process's eventfd (tests).
   bool wake_refused() const noexcept {
     return me_ && std::atomic_ref<uint32_t>(me_->doorbell.wake_fd_refused).load(std::memory_order_relaxed);

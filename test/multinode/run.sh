@@ -298,6 +298,57 @@ if [[ -n $PREFIX ]]; then
                 fail "pamir PAMIR_DEVICE=shm across hosts: no message naming a remote rank" "$t" "$(tail -n 10 "$out")"
             fi
         fi
+        # A Pamir rank killed on h2, with Slurm's default KillOnBadExit=0: no launcher of ours is there,
+        # so the library must notice (its sibling on h2 through a pidfd) and end the job, naming the
+        # rank, with no task and no shared-memory file left on any host.
+        t=$EPOCHREALTIME
+        out=$LOGDIR/pamir-kill.out
+        exe=$MN_RUN/bin/pmn_allreduce
+        detail=""
+        if ! bg 300 "$LOGDIR/build-pmn_allreduce.out" "$PREFIX/bin/mpicc" -o "$exe" "$HERE/mn_allreduce.c"; then
+            detail="build with $PREFIX/bin/mpicc: $(tail -n 5 "$LOGDIR/build-pmn_allreduce.out")"
+        else
+            timeout -k 5 90 env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' \
+                "$CLUSTER" srun --chdir=/tmp --kill-on-bad-exit=0 -N 2 -n 4 --mpi=pmix "$exe" --hang 60 >"$out" 2>&1 </dev/null &
+            CHILD=$!
+            if _mn_wait 30 '[ "$(grep -c " OK$" "$1")" -ge 4 ]' "$out"; then
+                mapfile -t victims < <(host_procs_named h2 pmn_allreduce)
+                victim=${victims[0]:-}
+                if [[ -n $victim ]]; then
+                    tk=$EPOCHREALTIME
+                    kill -KILL "$victim"
+                    if _mn_wait 30 '_mn_dead "$1"' "$CHILD"; then
+                        rc=0
+                        wait "$CHILD" || rc=$?
+                        CHILD=""
+                        took=$(elapsed "$tk")
+                        if ((rc == 0 || rc == 124)); then
+                            detail="srun exit $rc (0: the job went on; 124: it never ended)"
+                        elif ! grep -qE "rank [0-9]+ \(pid $victim, on this host, h2\) ended without calling MPI_Finalize" "$out"; then
+                            detail="no message naming the killed rank (pid $victim on h2)"
+                        elif ! _mn_wait 15 '[ -z "$(procs_named pmn_allreduce)" ]'; then
+                            detail="task processes left: $(procs_named pmn_allreduce | paste -sd' ')"
+                        else
+                            left=$(find "$MN_RUN"/hosts/*/shm -mindepth 1 2>/dev/null | head -n 5)
+                            [[ -z $left ]] || detail="left in the hosts' /dev/shm: $left"
+                        fi
+                    else
+                        detail="srun still running 30 s after the kill"
+                    fi
+                else
+                    detail="no pmn_allreduce process found in h2's namespace"
+                fi
+            else
+                detail="the 4 ranks did not start"
+            fi
+            stop_child
+        fi
+        if [[ -z $detail ]]; then
+            pass "pamir rank killed on h2 (srun --kill-on-bad-exit=0): the job ends after $took s naming it, nothing left" "$t"
+            grep -E "^Pamir: " "$out" | head -n 2 | sed 's/^/    /' || true
+        else
+            fail "pamir rank killed on h2 ends the job: $detail" "$t" "$(tail -n 20 "$out")"
+        fi
     else
         say "SKIP: Pamir programs (need $PREFIX/bin/mpicc and PAMIR_MULTINODE_PAMIR=1)"
     fi
