@@ -541,6 +541,33 @@ else
     start $name -- "$HYDRA" -launcher fork -hosts localhost -localhost 127.0.0.1 -n 1 "$PROG" "$m"
     expect_singleton $name "$m"
   fi
+
+  # Open MPI's own mpirun (4.x) serves PMIx: a Pamir program started by it is one job of N ranks, not
+  # N singletons. Its out-of-band channel is pinned to lo (the machine's network rule).
+  find_ompi() { command -v mpirun.openmpi; }
+  OMPIRUN=$(find_ompi)
+  why_no_ompi="mpirun.openmpi not found (and PAMIR_NO_APT=1, or not root, or no apt-get)"
+  if [ -z "$OMPIRUN" ] && [ "${PAMIR_NO_APT:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt_install() { DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -q --no-install-recommends openmpi-bin; }
+    { apt_install || { timeout 300 apt-get update -q && apt_install; }; } >"$WORK/apt-ompi.log" 2>&1
+    OMPIRUN=$(find_ompi)
+    why_no_ompi="no mpirun.openmpi after apt-get install openmpi-bin: $(grep -E '^E:' "$WORK/apt-ompi.log" | head -2 | tr '\n' ' ')"
+  fi
+  if [ -z "$OMPIRUN" ]; then
+    skip openmpi-mpirun-3-ranks "$why_no_ompi"
+  else
+    name=openmpi-mpirun-3-ranks
+    m=$(marker $name)
+    start $name OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_oob_tcp_if_include=lo \
+      -- "$OMPIRUN" --oversubscribe -n 3 "$PROG" "$m"
+    got=$(sort "$out" | tr '\n' ' ')
+    left=$(leftovers "$m") || left=""
+    if [ "$rc" != 0 ]; then fail $name "exit code $rc: $(head -3 "$err" | tr '\n' ' ')"
+    elif [ "$got" != "rank 0 of 3 rank 1 of 3 rank 2 of 3 " ]; then fail $name "stdout: $got"
+    elif [ -n "$left" ]; then fail $name "processes left behind: $left"
+    else pass $name "$secs s"
+    fi
+  fi
 fi
 
 # --- nothing left behind by the whole run -------------------------------------------------------------
