@@ -34,9 +34,9 @@ Setting device{"PAMIR_DEVICE", "auto", Type::Choice,
                "(every peer must be on this node), ofi (libfabric for every peer, also on this node)",
                "auto,shm,ofi"};
 Setting ofi_provider{"PAMIR_OFI_PROVIDER", "tcp;ofi_rxm", Type::Text,
-                     "the libfabric provider of the ofi device, as fi_info names it (tcp;ofi_rxm, shm, "
-                     "verbs;ofi_rxm, efa, cxi, psm3 ...); the tcp provider also needs FI_TCP_IFACE to pin "
-                     "its interface",
+                     "the libfabric provider of the ofi device, as fi_info names it (tcp;ofi_rxm, net, shm, "
+                     "verbs;ofi_rxm, efa, cxi, psm3 ...); a socket provider is pinned to one interface by "
+                     "its own variable (FI_TCP_IFACE for tcp, FI_NET_IFACE for net)",
                      nullptr};
 Setting ofi_poll_interval{"PAMIR_OFI_POLL_INTERVAL", "256", Type::Count,
                           "while the shm device delivers, the fabric (whose every poll is a system call "

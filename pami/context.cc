@@ -278,13 +278,14 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
         Check k;
         dev::OfiDevice *ofi;
       } b{k, &ofi};
-      static_cast<dev::ShmDevice &>(*shm_).wait_also_on(
+      const bool by_fabric = static_cast<dev::ShmDevice &>(*shm_).wait_also_on(
           ofi.wait_fd(), us,
           [](void *p) {
             auto *b = static_cast<Both *>(p);
             return b->k.c->box_arrived() || (b->k.done && b->k.done(b->k.arg)) || !b->ofi->may_sleep();
           },
           &b);
+      if (by_fabric) ofi.woken_by_fd();
       return;
     }
     us = std::min(us, kOfiNapUs);

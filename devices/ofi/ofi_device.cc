@@ -142,6 +142,21 @@ std::string OfiDevice::describe(const std::string &provider) {
   return out;
 }
 
+// The socket providers and the variable that pins each to one interface (libfabric's own names):
+// the core provider is the first of a layered name ("tcp;ofi_rxm").
+const char *OfiDevice::pin_variable(const std::string &provider) noexcept {
+  static constexpr struct {
+    const char *core, *variable;
+  } kPins[] = {{"tcp", "FI_TCP_IFACE"},
+               {"net", "FI_NET_IFACE"},
+               {"sockets", "FI_SOCKETS_IFACE"},
+               {"udp", "FI_UDP_IFACE"}};
+  const std::string core = provider.substr(0, provider.find(';'));
+  for (const auto &pin : kPins)
+    if (core == pin.core) return pin.variable;
+  return nullptr;
+}
+
 std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &why) {
   std::unique_ptr<OfiDevice> d(new OfiDevice);
   if (!(d->lib_ = ofi::load_fabric(why))) return nullptr;
@@ -167,18 +182,18 @@ std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &wh
     return nullptr;
   }
   lib->freeinfo(hints);
-  // FI_TCP_IFACE pins the tcp provider to one interface, but its list still names the others: keep
-  // only that interface's entries, so traffic never leaves it.
-  const char *iface = std::getenv("FI_TCP_IFACE");
+  // FI_TCP_IFACE (FI_NET_IFACE for net) pins a socket provider to one interface, but its list still
+  // names the others: keep only that interface's entries, so traffic never leaves it.
+  const char *pin = pin_variable(p.provider);
+  const char *iface = pin ? std::getenv(pin) : nullptr;
   fi_info *chosen = nullptr;
   for (fi_info *i = list; i && !chosen; i = i->next) {
     const char *dom = i->domain_attr && i->domain_attr->name ? i->domain_attr->name : "";
-    if (iface && *iface && p.provider.find("tcp") != std::string::npos && std::strcmp(dom, iface) != 0)
-      continue;
+    if (iface && *iface && std::strcmp(dom, iface) != 0) continue;
     chosen = i;
   }
   if (!chosen) {
-    why = "PAMIR_OFI_PROVIDER=\"" + p.provider + "\" offers no domain on FI_TCP_IFACE=\"" + iface + "\"";
+    why = "PAMIR_OFI_PROVIDER=\"" + p.provider + "\" offers no domain on " + pin + "=\"" + iface + "\"";
     lib->freeinfo(list);
     return nullptr;
   }
@@ -515,6 +530,7 @@ unsigned OfiDevice::drain(bool defer_packets) noexcept {
     return 0;
   }
   if (n <= 0) return 0;
+  futile_ = 0;
   unsigned packets = 0;
   for (ssize_t i = 0; i < n; ++i) {
     if (defer_packets && static_cast<Op *>(e[i].op_context)->type == kRecvBuf) {
@@ -670,7 +686,9 @@ void OfiDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t s
 bool OfiDevice::may_sleep() noexcept {
   if (deferred_head_ < deferred_.size()) return false;
   struct fid *f = &cq_->fid;
-  return fi_trywait(fabric_, &f, 1) == FI_SUCCESS;  // else something is there to read
+  if (fi_trywait(fabric_, &f, 1) == FI_SUCCESS) return true;
+  if (++futile_ >= kFutileLimit) wait_fd_ = -1;  // nothing ever comes of the refusals
+  return false;                                  // something is there to read, says the provider
 }
 
 void OfiDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {
@@ -683,7 +701,7 @@ void OfiDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexc
   if (!may_sleep()) return;
   struct pollfd pfd = {wait_fd_, POLLIN, 0};
   const struct timespec ts = {time_t(timeout_us / 1000000), long(timeout_us % 1000000) * 1000};
-  ::ppoll(&pfd, 1, &ts, nullptr);
+  if (::ppoll(&pfd, 1, &ts, nullptr) > 0) woken_by_fd();
 }
 
 void OfiDevice::shutdown() noexcept {

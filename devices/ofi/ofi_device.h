@@ -2,8 +2,9 @@
 // rendezvous read of seed 001 over FI_RMA, and the completion queue's file descriptor to sleep on.
 //
 // - Provider: always named in the fi_getinfo hints (PAMIR_OFI_PROVIDER, default "tcp;ofi_rxm"): left
-//   unnamed, libfabric 1.17 lists providers first that ignore FI_TCP_IFACE. Where FI_TCP_IFACE is set,
-//   only entries whose domain is that interface are kept. Send-after-send ordering (FI_ORDER_SAS) is
+//   unnamed, libfabric 1.17 lists providers first that ignore FI_TCP_IFACE. Where the variable that
+//   pins a socket provider is set (pin_variable: FI_TCP_IFACE for tcp, FI_NET_IFACE for net), only
+//   entries whose domain is that interface are kept. Send-after-send ordering (FI_ORDER_SAS) is
 //   required: PAMI's protocols, like the shm rings, rely on packets to one peer arriving in order.
 // - Packets: a 16-byte wire header (the sender's task, since tcp;ofi_rxm gives no FI_SOURCE; dispatch;
 //   header length; kind; credits returned), the protocol header and the payload, at most kPacketBytes
@@ -118,7 +119,13 @@ class OfiDevice final : public Device {
   // when the provider has none. may_sleep() is the last check before sleeping on it: nothing kept for
   // the next poll(), and fi_trywait() says the descriptor will signal what comes.
   int wait_fd() const noexcept { return wait_fd_; }
+  // The environment variable that pins `provider` (a socket provider) to one interface, or nullptr.
+  static const char *pin_variable(const std::string &provider) noexcept;
   bool may_sleep() noexcept;
+  // The descriptor woke its sleeper: counted against the provider until a completion is read.
+  void woken_by_fd() noexcept {
+    if (++futile_ >= kFutileLimit) wait_fd_ = -1;
+  }
   void shutdown() noexcept override;
 
   // The provider's message for the last failed read (fi_cq_readerr), for error reports.
@@ -173,6 +180,11 @@ class OfiDevice final : public Device {
   struct fid_mr *pool_mr_ = nullptr;  // the buffers' registration where the provider wants FI_MR_LOCAL
   void *pool_desc_ = nullptr;
   int wait_fd_ = -1;
+  // Wake-ups by the descriptor, and fi_trywait refusals, in a row with no completion read between
+  // them: a provider whose descriptor never settles (net here: always readable) would make every
+  // sleep a busy loop; after kFutileLimit the device stops using the descriptor and naps instead.
+  unsigned futile_ = 0;
+  static constexpr unsigned kFutileLimit = 256;
   uint64_t mr_mode_ = 0;
   size_t inject_ = 0;
   size_t max_msg_ = 0;

@@ -85,11 +85,12 @@ struct Doorbell {
 
   // The owner, single-threaded: sleeps in poll() on its eventfd `efd` and on `other_fd` up to
   // timeout_us unless pending() finds work once it has announced itself. pending() is the last check
-  // before poll() (where the fabric's fi_trywait() belongs). Returns whether it entered the kernel.
+  // before poll() (where the fabric's fi_trywait() belongs). Returns whether poll() found other_fd
+  // readable.
   template <class Pending>
   bool wait_poll(unsigned timeout_us, int efd, int other_fd, Pending &&pending) noexcept {
     std::atomic_ref<uint32_t>(sleeping).fetch_add(kFdSleeper, std::memory_order_seq_cst);
-    bool slept = false;
+    bool other = false;
     if (!pending()) {
       struct pollfd fds[2] = {{efd, POLLIN, 0}, {other_fd, POLLIN, 0}};
       struct timespec ts;
@@ -100,10 +101,10 @@ struct Doorbell {
         uint64_t rings;
         [[maybe_unused]] ssize_t got = ::read(efd, &rings, sizeof rings);  // non-blocking: resets it
       }
-      slept = true;
+      other = fds[1].revents != 0;
     }
     std::atomic_ref<uint32_t>(sleeping).fetch_sub(kFdSleeper, std::memory_order_relaxed);
-    return slept;
+    return other;
   }
 };
 static_assert(sizeof(Doorbell) <= 64);

@@ -281,12 +281,13 @@ void ShmDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexc
   me_->doorbell.wait(timeout_us, [this, also, arg] { return pending() || (also && also(arg)); });
 }
 
-void ShmDevice::wait_also_on(int fd, unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {
-  if (!timeout_us || !me_) return;
+bool ShmDevice::wait_also_on(int fd, unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {
+  if (!timeout_us || !me_) return false;
   shm::Doorbell &d = me_->doorbell;
   if (std::atomic_ref<uint32_t>(d.wake_fd_refused).load(std::memory_order_relaxed))
     timeout_us = std::min(timeout_us, kRefusedWakeUs);
-  d.wait_poll(timeout_us, wake_fd_, fd, [this, also, arg] { return pending() || (also && also(arg)); });
+  return d.wait_poll(timeout_us, wake_fd_, fd,
+                     [this, also, arg] { return pending() || (also && also(arg)); });
 }
 
 // The first ring of a peer asleep in poll(): its eventfd, duplicated into this process with

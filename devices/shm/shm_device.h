@@ -118,8 +118,8 @@ class ShmDevice final : public Device {
   // The same, single-threaded, sleeping in poll() on `fd` too (another device's descriptor): peers then
   // write this process's eventfd instead of waking the futex. also() is the last check before sleeping.
   // Where a peer could not take the eventfd (cross-process access refused), sleeps at most
-  // kRefusedWakeUs at a time, since that peer's packets cannot wake it.
-  void wait_also_on(int fd, unsigned timeout_us, bool (*also)(void *), void *arg) noexcept;
+  // kRefusedWakeUs at a time, since that peer's packets cannot wake it. Returns whether `fd` woke it.
+  bool wait_also_on(int fd, unsigned timeout_us, bool (*also)(void *), void *arg) noexcept;
   static constexpr unsigned kRefusedWakeUs = 200;
   void shutdown() noexcept override;
 

@@ -25,16 +25,22 @@ fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 device=${PAMIR_DEVICE:-auto}
 if [ "$device" = ofi ]; then
-  case ${PAMIR_OFI_PROVIDER:-tcp;ofi_rxm} in
-    *tcp*)
-      if [ -z "${FI_TCP_IFACE:-}" ]; then
-        echo "FAIL ofi: PAMIR_DEVICE=ofi with a tcp provider needs FI_TCP_IFACE (lo) to pin its interface"
-        echo "0 passed, 1 failed"
-        exit 1
-      fi
-      ;;
+  # A socket provider sends from the machine's main interface unless its variable pins it (the
+  # device's own table, OfiDevice::pin_variable).
+  provider=${PAMIR_OFI_PROVIDER:-tcp;ofi_rxm}
+  case ${provider%%;*} in
+    tcp) pin=FI_TCP_IFACE ;;
+    net) pin=FI_NET_IFACE ;;
+    sockets) pin=FI_SOCKETS_IFACE ;;
+    udp) pin=FI_UDP_IFACE ;;
+    *) pin="" ;;
   esac
-  echo "device: ofi, provider ${PAMIR_OFI_PROVIDER:-tcp;ofi_rxm}, FI_TCP_IFACE=${FI_TCP_IFACE:-}"
+  if [ -n "$pin" ] && [ -z "${!pin:-}" ]; then
+    echo "FAIL ofi: PAMIR_DEVICE=ofi with the $provider provider needs $pin (lo) to pin its interface"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+  echo "device: ofi, provider $provider${pin:+, $pin=${!pin}}"
 fi
 # shm_only NAME: true where the job has the shared-memory device; elsewhere says the case is skipped.
 shm_only() {
