@@ -41,8 +41,8 @@ Setting ofi_provider{"PAMIR_OFI_PROVIDER", "tcp;ofi_rxm", Type::Text,
 Setting ofi_poll_interval{"PAMIR_OFI_POLL_INTERVAL", "256", Type::Count,
                           "while the shm device delivers, the fabric (whose every poll is a system call "
                           "with the tcp provider) is polled once per this many progress passes, so latency "
-                          "inside a node does not pay for it; with shm quiet it is polled every pass (1: "
-                          "always every pass)",
+                          "inside a node does not pay for it; with shm quiet, or when blocked calls yield the "
+                          "core (PAMIR_YIELD_WHEN_IDLE), it is polled every pass (1: always every pass)",
                           nullptr};
 Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
                         "a blocked call yields the core between polls: auto (when the node's ranks "
