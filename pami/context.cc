@@ -1,6 +1,7 @@
 #include "pami/context.h"
 
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -231,6 +232,12 @@ void Context::peer_died(uint32_t task) {
                 "rank %u (pid %d, on this host, %s) ended without calling MPI_Finalize; ending the job", task,
                 int(watch_.pid_of(task)), boot_.hostname().c_str());
   std::fprintf(stderr, "Pamir: rank %u on %s: %s\n", self_, boot_.hostname().c_str(), msg);
+  // A launcher that watches its ranks (Pamir's mpirun, Open MPI's) has seen the death at once and ends
+  // the job with the dead rank's own status; an abort from here first would replace that status.
+  // Under srun nobody does: after this pause the abort ends the job.
+  struct timespec pause = {0, 200 * 1000 * 1000};
+  while (nanosleep(&pause, &pause) != 0) {
+  }
   boot_.abort(1, msg);
 }
 

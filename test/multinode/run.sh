@@ -96,6 +96,46 @@ host_procs_named() {
     return 0
 }
 
+# kill_on_h2 OUT COMM CMD...: starts CMD (4 ranks of mn_allreduce --hang under srun) writing OUT,
+# waits until the 4 are past their first allreduce, SIGKILLs the first process named COMM on h2 and
+# waits at most 30 s for the job to end. Sets victim, rc (the job's status), took (seconds after the
+# kill) and detail: empty when the job ended by itself with a failure and no process named COMM is
+# left anywhere, else what went wrong.
+kill_on_h2() {
+    local out=$1 comm=$2 tk victims
+    shift 2
+    detail="" victim="" rc=0 took=""
+    timeout -k 5 90 "$@" >"$out" 2>&1 </dev/null &
+    CHILD=$!
+    if ! _mn_wait 30 '[ "$(grep -c " OK$" "$1")" -ge 4 ]' "$out"; then
+        detail="the 4 ranks did not start"
+    else
+        mapfile -t victims < <(host_procs_named h2 "$comm")
+        victim=${victims[0]:-}
+        if [[ -z $victim ]]; then
+            detail="no $comm process found in h2's namespace"
+        else
+            tk=$EPOCHREALTIME
+            kill -KILL "$victim"
+            if ! _mn_wait 30 '_mn_dead "$1"' "$CHILD"; then
+                detail="srun still running 30 s after the kill"
+            else
+                wait "$CHILD" || rc=$?
+                CHILD=""
+                took=$(elapsed "$tk")
+                if ((rc == 0)); then
+                    detail="srun exited 0 after a rank was killed"
+                elif ((rc == 124)); then
+                    detail="srun did not end by itself (killed by timeout)"
+                elif ! _mn_wait 15 '[ -z "$(procs_named "$1")" ]' "$comm"; then
+                    detail="task processes left: $(for h in $(mn_hosts); do echo "$h: $(host_procs_named "$h" "$comm" | paste -sd' ')"; done)"
+                fi
+            fi
+        fi
+    fi
+    stop_child
+}
+
 finish() {
     local rc=$? t left
     ((FINISHED)) && return
@@ -210,37 +250,7 @@ t=$EPOCHREALTIME
 out=$LOGDIR/kill.out
 detail=""
 if [[ -x $prog ]]; then
-    timeout -k 5 90 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$prog" --hang 60 >"$out" 2>&1 </dev/null &
-    CHILD=$!
-    # wait until all 4 ranks are past their first allreduce
-    if _mn_wait 30 '[ "$(grep -c " OK$" "$1")" -ge 4 ]' "$out"; then
-        mapfile -t victims < <(host_procs_named h2 mn_allreduce)
-        victim=${victims[0]:-}
-        if [[ -n $victim ]]; then
-            tk=$EPOCHREALTIME
-            kill -KILL "$victim"
-            if _mn_wait 30 '_mn_dead "$1"' "$CHILD"; then
-                rc=0
-                wait "$CHILD" || rc=$?
-                CHILD=""
-                took=$(elapsed "$tk")
-                if ((rc == 0)); then
-                    detail="srun exited 0 after a rank was killed"
-                elif ((rc == 124)); then
-                    detail="srun did not end by itself (killed by timeout)"
-                elif ! _mn_wait 15 '[ -z "$(procs_named mn_allreduce)" ]'; then
-                    detail="task processes left: $(for h in $(mn_hosts); do echo "$h: $(host_procs_named "$h" mn_allreduce | paste -sd' ')"; done)"
-                fi
-            else
-                detail="srun still running 30 s after the kill"
-            fi
-        else
-            detail="no mn_allreduce process found in h2's namespace"
-        fi
-    else
-        detail="the 4 ranks did not start"
-    fi
-    stop_child
+    kill_on_h2 "$out" mn_allreduce "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$prog" --hang 60
     if [[ -z $detail ]]; then
         pass "rank killed (SIGKILL, pid $victim on h2) ends the job: srun exit $rc after $took s, no task left" "$t"
     else
@@ -308,40 +318,16 @@ if [[ -n $PREFIX ]]; then
         if ! bg 300 "$LOGDIR/build-pmn_allreduce.out" "$PREFIX/bin/mpicc" -o "$exe" "$HERE/mn_allreduce.c"; then
             detail="build with $PREFIX/bin/mpicc: $(tail -n 5 "$LOGDIR/build-pmn_allreduce.out")"
         else
-            timeout -k 5 90 env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' \
-                "$CLUSTER" srun --chdir=/tmp --kill-on-bad-exit=0 -N 2 -n 4 --mpi=pmix "$exe" --hang 60 >"$out" 2>&1 </dev/null &
-            CHILD=$!
-            if _mn_wait 30 '[ "$(grep -c " OK$" "$1")" -ge 4 ]' "$out"; then
-                mapfile -t victims < <(host_procs_named h2 pmn_allreduce)
-                victim=${victims[0]:-}
-                if [[ -n $victim ]]; then
-                    tk=$EPOCHREALTIME
-                    kill -KILL "$victim"
-                    if _mn_wait 30 '_mn_dead "$1"' "$CHILD"; then
-                        rc=0
-                        wait "$CHILD" || rc=$?
-                        CHILD=""
-                        took=$(elapsed "$tk")
-                        if ((rc == 0 || rc == 124)); then
-                            detail="srun exit $rc (0: the job went on; 124: it never ended)"
-                        elif ! grep -qE "rank [0-9]+ \(pid $victim, on this host, h2\) ended without calling MPI_Finalize" "$out"; then
-                            detail="no message naming the killed rank (pid $victim on h2)"
-                        elif ! _mn_wait 15 '[ -z "$(procs_named pmn_allreduce)" ]'; then
-                            detail="task processes left: $(procs_named pmn_allreduce | paste -sd' ')"
-                        else
-                            left=$(find "$MN_RUN"/hosts/*/shm -mindepth 1 2>/dev/null | head -n 5)
-                            [[ -z $left ]] || detail="left in the hosts' /dev/shm: $left"
-                        fi
-                    else
-                        detail="srun still running 30 s after the kill"
-                    fi
-                else
-                    detail="no pmn_allreduce process found in h2's namespace"
-                fi
-            else
-                detail="the 4 ranks did not start"
+            kill_on_h2 "$out" pmn_allreduce env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
+                PAMIR_OFI_PROVIDER='tcp;ofi_rxm' "$CLUSTER" srun --chdir=/tmp --kill-on-bad-exit=0 -N 2 -n 4 \
+                --mpi=pmix "$exe" --hang 60
+            said="rank [0-9]+ \(pid $victim, on this host, h2\) ended without calling MPI_Finalize"
+            if [[ -z $detail ]] && ! grep -qE "$said" "$out"; then
+                detail="no message naming the killed rank (pid $victim on h2)"
+            elif [[ -z $detail ]]; then
+                left=$(find "$MN_RUN"/hosts/*/shm -mindepth 1 2>/dev/null | head -n 5)
+                [[ -z $left ]] || detail="left in the hosts' /dev/shm: $left"
             fi
-            stop_child
         fi
         if [[ -z $detail ]]; then
             pass "pamir rank killed on h2 (srun --kill-on-bad-exit=0): the job ends after $took s naming it, nothing left" "$t"

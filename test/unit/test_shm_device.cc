@@ -81,6 +81,12 @@ char proc_state(pid_t pid) {
   return rp && rp[1] == ' ' ? rp[2] : '?';
 }
 
+// Until `task`'s process has announced that it sleeps on its doorbell and is in the kernel.
+void until_asleep(const ShmDevice &d, uint32_t task) {
+  const pid_t pid = static_cast<pid_t>(d.peer_pid(task));
+  while (!(d.peer_sleeping(task) && proc_state(pid) == 'S')) ::usleep(1000);
+}
+
 double now_s() {
   struct timespec ts;
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -416,8 +422,7 @@ TEST(ShmDevice, DoorbellWakesSleepingReceiver) {
           }
           std::printf("[rank 1] woken after %u wait() calls\n", waits);
         } else {
-          const pid_t peer = static_cast<pid_t>(d->peer_pid(7));
-          while (!(d->peer_sleeping(7) && proc_state(peer) == 'S')) ::usleep(1000);
+          until_asleep(*d, 7);
           send(*d, 7, 9, nullptr, 0);
         }
         barrier();
@@ -515,10 +520,9 @@ TEST(ShmDevice, PollSleeperIsWokenByEitherSide) {
           int other[2];
           SHM_CHECK(::pipe(other) == 0);
           // The other device's descriptor: a child writes it once this rank is asleep.
-          const pid_t self = ::getpid();
           const pid_t writer = ::fork();
           if (writer == 0) {
-            while (!(d->peer_sleeping(7) && proc_state(self) == 'S')) ::usleep(1000);
+            until_asleep(*d, 7);
             SHM_CHECK(::write(other[1], "x", 1) == 1);
             ::_exit(0);
           }
@@ -540,8 +544,7 @@ TEST(ShmDevice, PollSleeperIsWokenByEitherSide) {
           SHM_CHECK(!d->wake_refused());
         } else {
           barrier();
-          const pid_t peer = static_cast<pid_t>(d->peer_pid(7));
-          while (!(d->peer_sleeping(7) && proc_state(peer) == 'S')) ::usleep(1000);
+          until_asleep(*d, 7);
           send(*d, 7, 9, nullptr, 0);
         }
         barrier();
@@ -574,7 +577,7 @@ TEST(ShmDevice, PollSleeperLearnsThatAPeerCannotWakeIt) {
         } else {
           const int rc = refuse_cma();
           SHM_CHECK(rc == 0, std::strerror(-rc));
-          while (!(d->peer_sleeping(1) && proc_state(pid_t(d->peer_pid(1))) == 'S')) ::usleep(1000);
+          until_asleep(*d, 1);
           send(*d, 1, 9, nullptr, 0);
         }
         barrier();
@@ -616,8 +619,7 @@ TEST(ShmDevice, BlockedSenderIsWokenWhenRoomIsFreed) {
           SHM_CHECK(waits > 0, "the sender never found the ring full");
           std::printf("[rank 0] %u packets through a 4 KiB ring, %u sleeps on a full ring\n", count, waits);
         } else {
-          const pid_t peer = static_cast<pid_t>(d->peer_pid(0));
-          while (!(d->peer_sleeping(0) && proc_state(peer) == 'S')) ::usleep(1000);
+          until_asleep(*d, 0);
           while (got < count)
             if (d->poll() == 0) d->wait(600u * 1000 * 1000);
         }
@@ -893,8 +895,7 @@ TEST(ShmDevice, AckWriteCountsDownAndWakesTheOwner) {
             got_ref = 0;
             while (!got_ref)
               if (d->poll() == 0) d->wait(1000);
-            const pid_t peer = static_cast<pid_t>(d->peer_pid(0));
-            while (!(d->peer_sleeping(0) && proc_state(peer) == 'S')) ::usleep(1000);
+            until_asleep(*d, 0);
             d->ack_write(0, got_ref, sizeof(uint64_t), status);
           }
           barrier();
@@ -957,8 +958,7 @@ TEST(ShmDevice, SharedCopyThroughAnAckSlot) {
           std::vector<unsigned char> buf(kLen, 0);
           while (!got_ref)
             if (d->poll() == 0) d->wait(1000);
-          const pid_t peer = static_cast<pid_t>(d->peer_pid(0));
-          while (!(d->peer_sleeping(0) && proc_state(peer) == 'S')) ::usleep(1000);
+          until_asleep(*d, 0);
           d->share_open(0, got_ref, reinterpret_cast<uint64_t>(buf.data()), kLen, kChunk);
           while (d->share_remaining(0, got_ref) != 0) ::usleep(100);
           SHM_CHECK(buf == data, "the owner's chunks differ from its data");
