@@ -686,9 +686,9 @@ void OfiDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t s
 bool OfiDevice::may_sleep() noexcept {
   if (deferred_head_ < deferred_.size()) return false;
   struct fid *f = &cq_->fid;
-  if (fi_trywait(fabric_, &f, 1) == FI_SUCCESS) return true;
-  if (++futile_ >= kFutileLimit) wait_fd_ = -1;  // nothing ever comes of the refusals
-  return false;                                  // something is there to read, says the provider
+  // A refusal is not counted against the descriptor (woken_by_fd): rxm refuses while a connection
+  // is being set up, and its descriptor is sound.
+  return fi_trywait(fabric_, &f, 1) == FI_SUCCESS;  // else something is there to read
 }
 
 void OfiDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {

@@ -180,11 +180,11 @@ class OfiDevice final : public Device {
   struct fid_mr *pool_mr_ = nullptr;  // the buffers' registration where the provider wants FI_MR_LOCAL
   void *pool_desc_ = nullptr;
   int wait_fd_ = -1;
-  // Wake-ups by the descriptor, and fi_trywait refusals, in a row with no completion read between
-  // them: a provider whose descriptor never settles (net here: always readable) would make every
-  // sleep a busy loop; after kFutileLimit the device stops using the descriptor and naps instead.
+  // Wake-ups by the descriptor in a row with no completion read between them: a provider whose
+  // descriptor never settles (net here: always readable) would make every sleep a busy loop; after
+  // kFutileLimit the device stops using the descriptor and naps instead.
   unsigned futile_ = 0;
-  static constexpr unsigned kFutileLimit = 256;
+  static constexpr unsigned kFutileLimit = 1024;
   uint64_t mr_mode_ = 0;
   size_t inject_ = 0;
   size_t max_msg_ = 0;
