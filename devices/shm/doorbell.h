@@ -45,7 +45,9 @@ struct Doorbell {
   [[nodiscard]] bool ring() noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const uint32_t s = std::atomic_ref<uint32_t>(sleeping).load(std::memory_order_relaxed);
-    return s ? wake(s) : false;
+    if (s) [[unlikely]]
+      return wake(s);
+    return false;
   }
 
   // The same without the fence, for writes whose waiter sleeps with a short timeout (the shared-memory
@@ -54,7 +56,9 @@ struct Doorbell {
   // that sleeper its timeout, never the write.
   [[nodiscard]] bool ring_unfenced() noexcept {
     const uint32_t s = std::atomic_ref<uint32_t>(sleeping).load(std::memory_order_relaxed);
-    return s ? wake(s) : false;
+    if (s) [[unlikely]]
+      return wake(s);
+    return false;
   }
 
   [[gnu::cold]] bool wake(uint32_t s) noexcept {
