@@ -99,8 +99,9 @@ bool connect(Job &job, uint32_t from, uint32_t to, unsigned &sent, uint16_t disp
 class OfiDeviceTest : public ::testing::TestWithParam<const char *> {
  protected:
   void SetUp() override {
-    // The network rule: the tcp provider talks only over loopback.
+    // The network rule: the socket providers talk only over loopback.
     setenv("FI_TCP_IFACE", "lo", 1);
+    setenv("FI_NET_IFACE", "lo", 1);
   }
 };
 
@@ -265,10 +266,45 @@ TEST_P(OfiDeviceTest, AcknowledgmentCarriesStatus) {
   job.devs[0]->ack_free(ref);
 }
 
-INSTANTIATE_TEST_SUITE_P(Providers, OfiDeviceTest, ::testing::Values("tcp;ofi_rxm", "shm"),
+INSTANTIATE_TEST_SUITE_P(Providers, OfiDeviceTest, ::testing::Values("tcp;ofi_rxm", "shm", "net"),
                          [](const ::testing::TestParamInfo<const char *> &i) {
-                           return std::string(i.param[0] == 't' ? "tcp" : "shm");
+                           const std::string name = i.param;
+                           return name.substr(0, name.find(';'));
                          });
+
+// Each socket provider is pinned by its own variable, the layered name by its core provider's.
+TEST(OfiDevice, PinVariables) {
+  EXPECT_STREQ(OfiDevice::pin_variable("tcp;ofi_rxm"), "FI_TCP_IFACE");
+  EXPECT_STREQ(OfiDevice::pin_variable("tcp"), "FI_TCP_IFACE");
+  EXPECT_STREQ(OfiDevice::pin_variable("net"), "FI_NET_IFACE");
+  EXPECT_STREQ(OfiDevice::pin_variable("udp;ofi_rxd"), "FI_UDP_IFACE");
+  EXPECT_EQ(OfiDevice::pin_variable("shm"), nullptr);
+  EXPECT_EQ(OfiDevice::pin_variable("verbs;ofi_rxm"), nullptr);
+  EXPECT_EQ(OfiDevice::pin_variable("tcpx"), nullptr);
+}
+
+// Pinned, the device takes only that interface's domain, and names the variable where there is none.
+TEST(OfiDevice, PinnedSocketProvidersKeepTheirInterface) {
+  for (const char *provider : {"tcp;ofi_rxm", "net"}) {
+    const char *var = OfiDevice::pin_variable(provider);
+    setenv(var, "lo", 1);
+    {
+      Job job;
+      std::string why;
+      ASSERT_TRUE(job.open(provider, 1, why)) << provider << ": " << why;
+      EXPECT_EQ(job.devs[0]->domain_name(), "lo") << provider;
+    }
+    setenv(var, "pamir-no-such-if", 1);
+    {
+      Job job;
+      std::string why;
+      EXPECT_FALSE(job.open(provider, 1, why)) << provider;
+      EXPECT_NE(why.find(var), std::string::npos) << provider << ": " << why;
+      job.devs.clear();
+    }
+    setenv(var, "lo", 1);
+  }
+}
 
 // A provider libfabric does not have: a clear error naming the variable and listing the ones it has.
 TEST(OfiDevice, UnknownProviderNamesTheAvailableOnes) {
