@@ -131,7 +131,6 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
   d.counter = counter;
   d.addr = rec->buf;
   d.length = rec->bytes;
-  const bool rendezvous = context().send_table().select(rec->bytes) == pamir::SendProtocol::rdma;
   if (recv) {
     d.intent = pamir::Intent::receive;
     d.task = peer == MPI_ANY_SOURCE ? UINT32_MAX : c->task_of(peer);
@@ -146,7 +145,7 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
   d.bits = match_bits(rec->ctx, rec->source, rec->tag);
   const bool plain = !rec->layout && !rec->sig && !rec->sync;
   pamir::describe_send(d, context(), rec->bytes, plain);
-  if (rendezvous && plain) d.flags |= pamir::kDescDirect;
+  if (d.protocol == pamir::SendProtocol::rdma && plain) d.flags |= pamir::kDescDirect;
 }
 
 // Makes h active on its recorded operation, before its section is injected (which may complete it).

@@ -10,10 +10,21 @@ extern char **environ;
 
 namespace pamir::config {
 
-Setting send_protocols{"PAMIR_SEND_PROTOCOLS", "immediate:192,eager:64K,rdma", Type::ProtocolTable,
-                       "point-to-point protocol by message size: name:upper-bound,...,name (bounds in "
-                       "bytes, K/M/G suffixes; the last entry has no bound)",
+Setting send_protocols{"PAMIR_SEND_PROTOCOLS", "device", Type::ProtocolTable,
+                       "point-to-point protocol by message size for the peers of every device: "
+                       "name:upper-bound,...,name (bounds in bytes, K/M/G suffixes; the last entry has no "
+                       "bound), checked against each device's packet; device: each device's own table "
+                       "(PAMIR_SHM_SEND_PROTOCOLS, PAMIR_OFI_SEND_PROTOCOLS, which win over this one)",
                        nullptr};
+Setting shm_send_protocols{"PAMIR_SHM_SEND_PROTOCOLS", "immediate:192,eager:64K,rdma", Type::ProtocolTable,
+                           "the send table of the peers reached through the shm device; same form as "
+                           "PAMIR_SEND_PROTOCOLS",
+                           nullptr};
+Setting ofi_send_protocols{"PAMIR_OFI_SEND_PROTOCOLS", "provider", Type::ProtocolTable,
+                           "the send table of the peers reached through the ofi device; same form as "
+                           "PAMIR_SEND_PROTOCOLS; provider: the table measured for PAMIR_OFI_PROVIDER "
+                           "(pamir_info lists them), or a generic one for a provider not measured",
+                           nullptr};
 Setting put_protocols{"PAMIR_PUT_PROTOCOLS", "eager:16K,rdma", Type::ProtocolTable,
                       "one-sided put protocol by size: eager (packets the target copies in), rdma (written "
                       "straight into the target's memory); same form as PAMIR_SEND_PROTOCOLS",
@@ -38,12 +49,13 @@ Setting ofi_provider{"PAMIR_OFI_PROVIDER", "tcp;ofi_rxm", Type::Text,
                      "verbs;ofi_rxm, efa, cxi, psm3 ...); a socket provider is pinned to one interface by "
                      "its own variable (FI_TCP_IFACE for tcp, FI_NET_IFACE for net)",
                      nullptr};
-Setting ofi_poll_interval{"PAMIR_OFI_POLL_INTERVAL", "256", Type::Count,
-                          "while the shm device delivers, the fabric (whose every poll is a system call "
-                          "with the tcp provider) is polled once per this many progress passes, so latency "
-                          "inside a node does not pay for it; with shm quiet, or when blocked calls yield the "
-                          "core (PAMIR_YIELD_WHEN_IDLE), it is polled every pass (1: always every pass)",
-                          nullptr};
+Setting ofi_poll_interval{
+    "PAMIR_OFI_POLL_INTERVAL", "256", Type::Count,
+    "while the shm device delivers, the fabric (whose every poll is a system call "
+    "with the tcp provider) is polled once per this many progress passes, so latency "
+    "inside a node does not pay for it; with shm quiet, or when blocked calls yield the "
+    "core (PAMIR_YIELD_WHEN_IDLE), it is polled every pass (1: always every pass)",
+    nullptr};
 Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
                         "a blocked call yields the core between polls: auto (when the node's ranks "
                         "outnumber its usable CPUs), yes, no",
@@ -96,11 +108,28 @@ Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "none,rdma-read"};
 
 std::vector<Setting *> &all() {
-  static std::vector<Setting *> list{&send_protocols,  &put_protocols,     &get_protocols,   &stats,
-                                     &shm_ring_size,   &spin_count,        &sleep_max_us,    &device,
-                                     &ofi_provider,    &ofi_poll_interval, &yield_when_idle, &shm_cma,
-                                     &shm_shared_copy, &verbose,           &check_signature, &dt_chunk_min,
-                                     &pattern_fifo,    &direct_put,        &mailbox,         &fault};
+  static std::vector<Setting *> list{&send_protocols,
+                                     &shm_send_protocols,
+                                     &ofi_send_protocols,
+                                     &put_protocols,
+                                     &get_protocols,
+                                     &stats,
+                                     &shm_ring_size,
+                                     &spin_count,
+                                     &sleep_max_us,
+                                     &device,
+                                     &ofi_provider,
+                                     &ofi_poll_interval,
+                                     &yield_when_idle,
+                                     &shm_cma,
+                                     &shm_shared_copy,
+                                     &verbose,
+                                     &check_signature,
+                                     &dt_chunk_min,
+                                     &pattern_fifo,
+                                     &direct_put,
+                                     &mailbox,
+                                     &fault};
   return list;
 }
 
@@ -199,6 +228,10 @@ static bool parse(Setting &s, const char *text, std::string &why) {
       PutTable pt;
       GetTable gt;
       if (&s == &put_protocols) return parse_table(text, pt, why);
+      // The words that leave the choice to the devices (Context::send_table_text).
+      if ((&s == &send_protocols && std::strcmp(text, "device") == 0) ||
+          (&s == &ofi_send_protocols && std::strcmp(text, "provider") == 0))
+        return true;
       if (&s == &get_protocols) return parse_table(text, gt, why);
       return parse_table(text, st, why);
     }

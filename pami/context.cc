@@ -13,6 +13,7 @@
 #include "pami/config.h"
 #include "pami/cpus.h"
 #include "pami/pattern.h"
+#include "pami/send_tables.h"
 
 namespace pamir {
 
@@ -31,11 +32,6 @@ int Context::init(std::string &why) {
   }
   peers_ = std::vector<Peer>(ntasks_);
   box_peers_.reserve(ntasks_);  // joined and left as tokens go out and messages come in: no allocation
-  if (!parse_table(config::send_protocols.value.c_str(), send_table_, why) ||
-      !check_send_table(send_table_, immediate_limit(), immediate_limit_why(), why)) {
-    why = "PAMIR_SEND_PROTOCOLS=\"" + config::send_protocols.value + "\" is not valid: " + why;
-    return 1;
-  }
   if (!parse_table(config::put_protocols.value.c_str(), put_table_, why)) {
     why = "PAMIR_PUT_PROTOCOLS=\"" + config::put_protocols.value + "\" is not valid: " + why;
     return 1;
@@ -98,7 +94,14 @@ int Context::init(std::string &why) {
     return 1;
   }
   if (choice != kDeviceOfi && boot_.local_size() > 1 && open_shm(why) != 0) return 1;
-  if (!remote.empty() && open_ofi(remote, why) != 0) return 1;
+  // Each device's table is checked only where some peer uses the device. A message to oneself takes
+  // shm's table, or ofi's where every peer is on ofi: its protocol is counted, and rdma is refused.
+  const bool shm_peers = remote.size() + 1 < ntasks_ || ntasks_ == 1;
+  if (shm_peers && !load_send_table(Path::shm, send_tables_[unsigned(Path::shm)], why)) return 1;
+  if (!remote.empty() &&
+      (!load_send_table(Path::ofi, send_tables_[unsigned(Path::ofi)], why) || open_ofi(remote, why) != 0))
+    return 1;
+  send_tables_[unsigned(Path::self)] = send_tables_[unsigned(shm_peers ? Path::shm : Path::ofi)];
   for (uint32_t t = 0; t < ntasks_; ++t) {
     if (t == self_) continue;
     dev::Device *d = shm_ && shm_->reaches(t) ? shm_.get() : ofi_ && ofi_->reaches(t) ? ofi_.get() : nullptr;
@@ -106,12 +109,16 @@ int Context::init(std::string &why) {
       why = "no device reaches rank " + std::to_string(t);
       return 1;
     }
-    peers_[t].dev = d;
-    peers_[t].path = d == shm_.get() ? Path::shm : Path::ofi;
+    Peer &p = peers_[t];
+    p.dev = d;
+    p.path = d == shm_.get() ? Path::shm : Path::ofi;
+    p.table = &send_tables_[unsigned(p.path)];
+    // check_send_table() bounded every immediate range by one packet, so bounds[0] + 1 cannot overflow.
+    p.immediate_end = p.table->protos[0] == SendProtocol::immediate ? p.table->bounds[0] + 1 : 0;
     // One-sided transfers over ofi go by packets until RMA writes come (remote_access is shm's probe).
     if (d == ofi_.get()) peers_[t].cma_refused = true;
   }
-  // check_send_table() bounded every immediate range by one packet, so bounds[0] + 1 cannot overflow.
+  peers_[self_].table = &send_tables_[unsigned(Path::self)];
   // PAMIR_SHM_CMA=0: every peer is treated as one that cannot read us, from the first message on.
   if (!config::shm_cma.flag) {
     for (Peer &p : peers_)
@@ -129,7 +136,7 @@ int Context::init(std::string &why) {
     for (uint32_t t : boot_.local_peers())
       if (t != self_ && shm.remote_access(t) == 0) watch_.add(t, pid_t(shm.peer_pid(t)));
   }
-  immediate_end_ = send_table_.protos[0] == SendProtocol::immediate ? send_table_.bounds[0] + 1 : 0;
+  shm_immediate_ = shm_ && send_tables_[unsigned(Path::shm)].protos[0] == SendProtocol::immediate;
   initialized_ = true;
   return 0;
 }
@@ -190,17 +197,6 @@ int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
   return 0;
 }
 
-uint64_t Context::immediate_limit() {
-  return std::min<uint64_t>(
-      dev::ShmDevice::payload_limit(size_t(config::shm_ring_size.number), sizeof(MsgHeader)),
-      dev::OfiDevice::payload_limit(sizeof(MsgHeader)));
-}
-
-std::string Context::immediate_limit_why() {
-  return "shm packets with PAMIR_SHM_RING_SIZE=" + config::shm_ring_size.value + " and ofi packets of " +
-         std::to_string(dev::OfiDevice::kPacketBytes) + " bytes";
-}
-
 void Context::finalize() {
   if (!initialized_) return;
   wait_until([this] { return pending_.empty(); });
@@ -210,7 +206,10 @@ void Context::finalize() {
   // what the provider made (the shm provider's files in /dev/shm).
   if (ofi_) ofi_->shutdown();
   for (Peer &p : peers_)
-    if (p.dev == ofi_.get()) p.dev = nullptr;
+    if (p.dev == ofi_.get()) {
+      p.dev = nullptr;
+      p.immediate_end = 0;
+    }
   ofi_.reset();
   boot_.finalize();
   initialized_ = false;

@@ -44,24 +44,19 @@ class Context {
   // Sends everything still queued, shuts the devices down, leaves PMIx.
   void finalize();
 
-  // The largest immediate message the configured devices carry in one packet, and where that limit comes
-  // from; what PAMIR_SEND_PROTOCOLS is checked against (also by pamir_info, before any device exists).
-  static uint64_t immediate_limit();
-  static std::string immediate_limit_why();
-
   Bootstrap &boot() { return boot_; }
   uint32_t task() const { return self_; }
   uint32_t ntasks() const { return ntasks_; }
-  const SendTable &send_table() const { return send_table_; }
+  // The send table messages to `task` are selected by: its device's (pami/send_tables.h).
+  const SendTable &send_table(uint32_t task) const { return *peers_[task].table; }
   Matcher &matcher() { return matcher_; }
   const char *device_name(uint32_t task) const;
 
   // The fast path of a blocking send: sends the whole message at once when it fits in one packet and
   // nothing is queued for the peer. Returns false (having sent nothing) otherwise.
   bool try_send_immediate(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes) {
-    if (task == self_ || bytes >= immediate_end_) return false;
     Peer &p = peers_[task];
-    if (!p.sendq.empty() || !p.dev) return false;
+    if (bytes >= p.immediate_end || !p.sendq.empty()) return false;
     // Only the match bits: the length is the packet's, and such a send is never synchronous. With a
     // 16-byte device header that leaves 40 payload bytes in the first cache line instead of 24.
     if (!p.dev->try_send(task, kDispatchShort, &bits, sizeof bits, buf, bytes)) return false;
@@ -73,7 +68,7 @@ class Context {
 
   // Starts a send described by r (peer_task, buf, bytes, ctx, source = own rank, tag, sync).
   // It completes through request_complete().
-  void start_send(Request *r) { start_send(r, send_table_.select(r->bytes)); }
+  void start_send(Request *r) { start_send(r, peers_[r->peer_task].table->select(r->bytes)); }
   // The same with the protocol chosen already (a replayed descriptor, pami/pattern.h).
   void start_send(Request *r, SendProtocol proto);
   // Starts a receive described by r (ctx, source, tag, buf, bytes = capacity).
@@ -97,7 +92,7 @@ class Context {
   bool box_send(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
   void ready_token(Request *r, bool first = false);
   bool direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
-  bool mailbox() const { return mailbox_ && immediate_end_ > 0 && !library_lock().enabled; }
+  bool mailbox() const { return mailbox_ && shm_immediate_ && !library_lock().enabled; }
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call
   // costs more than the second core saves); Context::share_chunk cuts them.
   static constexpr uint64_t kShareMinBytes = uint64_t(256) << 10;
@@ -200,8 +195,15 @@ class Context {
     uint64_t received = 0;
     uint64_t total = 0;
   };
-  struct Peer : ListNode {
+  // The first line holds what a send to the peer reads first: its device, that device's send table
+  // and the table's immediate bound.
+  struct alignas(64) Peer : ListNode {
     dev::Device *dev = nullptr;
+    const SendTable *table = nullptr;
+    // Exclusive bound of the immediate range: 0 for self (a message to oneself takes the loopback),
+    // and when the table does not start with immediate, so that even a zero-byte message then takes
+    // the protocol the table chose.
+    uint64_t immediate_end = 0;
     Path path = Path::self;  // which device dev is, for the counts
     List<Request> sendq;     // sends (and control packets) not yet fully handed to the device
     Incoming in;
@@ -353,12 +355,10 @@ class Context {
   dt::Loop target_loops_[dt::kMaxLoops];
   static constexpr unsigned kChunkBatch = 1024;  // IOV_MAX
   struct iovec chunk_local_[kChunkBatch], chunk_remote_[kChunkBatch];
-  SendTable send_table_;
+  SendTable send_tables_[unsigned(Path::count_)];  // one per device, self's is shm's
   PutTable put_table_;
   GetTable get_table_;
-  // Exclusive bound of the immediate range: 0 when the table does not start with immediate, so that
-  // even a zero-byte message then takes the protocol the table chose.
-  uint64_t immediate_end_ = 0;
+  bool shm_immediate_ = false;  // shm's table starts with immediate: replayed sends may use mailboxes
   unsigned spin_ = 2000;
   // Ranks outnumber the node's CPUs (or PAMIR_YIELD_WHEN_IDLE=yes): a blocked call gives the core away
   // between polls, since the peer it waits for may need this very core to make the progress awaited.

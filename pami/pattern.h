@@ -58,10 +58,10 @@ struct alignas(64) Descriptor {
 };
 static_assert(sizeof(Descriptor) == 64, "a descriptor is one cache line");
 
-// A send's protocol, chosen by size once at record, its intent, and whether it may leave in one packet
-// without its request (`plain`: contiguous, no signature, not synchronous).
+// A send's protocol, chosen by size once at record from the table of d.task's device, its intent, and whether
+// it may leave in one packet without its request (`plain`: contiguous, no signature, not synchronous).
 inline void describe_send(Descriptor &d, const Context &ctx, uint64_t bytes, bool plain) {
-  d.protocol = ctx.send_table().select(bytes);
+  d.protocol = ctx.send_table(d.task).select(bytes);
   d.intent = d.protocol == SendProtocol::rdma ? Intent::remote_get : Intent::eager_send;
   if (d.protocol == SendProtocol::immediate && plain) {
     d.flags |= kDescImmediate;
@@ -73,7 +73,7 @@ inline void describe_send(Descriptor &d, const Context &ctx, uint64_t bytes, boo
 // a mailbox carries them), offers its source a ready token: its buffer to a direct put at the
 // rendezvous sizes, a mailbox below them.
 inline void describe_token(Descriptor &d, const Context &ctx, uint64_t capacity) {
-  if (ctx.send_table().select(capacity) == SendProtocol::rdma)
+  if (ctx.send_table(d.task).select(capacity) == SendProtocol::rdma)
     d.flags |= kDescToken;
   else if (ctx.mailbox())
     d.flags |= kDescBoxToken;

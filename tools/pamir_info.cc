@@ -2,6 +2,7 @@
 // the effective protocol table, every PAMIR_* setting (value, default, help) and the procedures of the
 // standard that are not implemented yet. Reads the settings exactly as MPI_Init does (config::load), so
 // a bad PAMIR_* value fails here the same way, naming the variable. Does not initialise MPI.
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "pami/config.h"
 #include "pami/context.h"
 #include "pami/select.h"
+#include "pami/send_tables.h"
 
 namespace pamir::abi {
 // Generated into mpi/bindings.cc by mpi/gen/gen_bindings.py.
@@ -122,29 +124,46 @@ bool print_table(const Setting &s, const char *what, std::string &out) {
   std::snprintf(head, sizeof head, "%s by size in bytes (%s=%s%s)\n", what, s.name, s.value.c_str(),
                 s.from_env ? ", from the environment" : ", the default");
   out += head;
-  // One table serves both devices until each peer's device brings its own.
   out += "  shm, ofi  " + pamir::format_table(table) + "\n";
+  return true;
+}
+
+// Send tables are per device (pami/send_tables.h): each with where it came from and the packet that
+// bounds its immediate range; then the tables measured per ofi provider.
+bool print_send_tables(std::string &out) {
+  const Setting &every = pamir::config::send_protocols;
+  out += "Send protocols by size in bytes, per device (" + std::string(every.name) + "=" + every.value +
+         (every.from_env ? ", from the environment)\n" : ", the default)\n");
+  for (pamir::Path path : {pamir::Path::shm, pamir::Path::ofi}) {
+    pamir::SendTable table;
+    std::string why;
+    if (!pamir::load_send_table(path, table, why)) {
+      std::fprintf(stderr, "pamir_info: %s\n", why.c_str());
+      return false;
+    }
+    const pamir::SendTableChoice c = pamir::send_table_choice(path);
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "  %-4s %s\n       (%s%s; %s: immediate carries at most %llu bytes: %s)\n",
+                  pamir::path_name(path), pamir::format_table(table).c_str(), c.origin.c_str(),
+                  c.from_env ? ", from the environment" : "", pamir::path_name(path),
+                  (unsigned long long)c.limit, c.limit_why.c_str());
+    out += line;
+  }
+  out += "  ofi tables measured per provider (PAMIR_OFI_SEND_PROTOCOLS=provider):\n";
+  for (unsigned k = 0; k < pamir::kProviderTableCount; ++k)
+    out += "    " + std::string(pamir::kProviderTables[k].provider) +
+           std::string(14 - std::min<size_t>(13, std::strlen(pamir::kProviderTables[k].provider)), ' ') +
+           pamir::kProviderTables[k].send_protocols + "\n";
+  out += "    any other     " + std::string(pamir::kGenericOfiTable) + "\n";
   return true;
 }
 
 // One table per operation class; only send has a range (immediate) that a device bounds.
 bool print_protocols() {
-  const Setting &s = pamir::config::send_protocols;
-  pamir::SendTable send;
-  std::string why, text;
-  if (pamir::parse_table(s.value.c_str(), send, why) &&
-      !pamir::check_send_table(send, pamir::Context::immediate_limit(), pamir::Context::immediate_limit_why(),
-                               why)) {
-    std::fprintf(stderr, "pamir_info: %s=\"%s\" is not valid: %s\n", s.name, s.value.c_str(), why.c_str());
-    return false;
-  }
-  if (!print_table<pamir::SendTable>(s, "Send protocols", text)) return false;
-  char limit[256];
-  std::snprintf(limit, sizeof limit, "         (immediate carries at most %llu bytes: %s)\n",
-                (unsigned long long)pamir::Context::immediate_limit(),
-                pamir::Context::immediate_limit_why().c_str());
-  text += limit;
-  if (!print_table<pamir::PutTable>(pamir::config::put_protocols, "Put protocols", text) ||
+  std::string text;
+  if (!print_send_tables(text) ||
+      !print_table<pamir::PutTable>(pamir::config::put_protocols, "Put protocols", text) ||
       !print_table<pamir::GetTable>(pamir::config::get_protocols, "Get protocols", text))
     return false;
   section();

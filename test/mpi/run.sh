@@ -465,21 +465,29 @@ fi
 # library's own collectives send only small immediates). The packet limit comes from pamir_info, so the test
 # follows PAMIR_SHM_RING_SIZE's default.
 if has sizes; then
-  stats_case() {  # NAME TABLE "EXPECTED eager line" SIZES...
-    local name=$1 table=$2 want=$3
-    shift 3
-    if run "$name" 0 2 PAMIR_STATS=1 PAMIR_SEND_PROTOCOLS="$table" -- sizes "$@"; then
+  stats_case() {  # NAME "EXPECTED eager line" VAR=VALUE... -- SIZES...
+    local name=$1 want=$2
+    shift 2
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    if run "$name" 0 2 PAMIR_STATS=1 "${envs[@]}" -- sizes "$@"; then
       if grep -q "rank 0 send.eager $want\$" "$work/$name.err"; then
-        pass "$name ($table: eager $want)"
+        pass "$name (${envs[*]}: eager $want)"
       else
         fail "$name" "want 'send.eager $want', got: $(grep 'rank 0 send\.' "$work/$name.err" | tr '\n' '|')"
       fi
     fi
   }
-  stats_case stats.bounds immediate:100,eager:1000,eager "4 messages 3101 bytes" 0 1 100 101 999 1000 1001
-  limit=$("$prefix/bin/pamir_info" | sed -n 's/.*immediate carries at most \([0-9]*\) bytes.*/\1/p')
+  stats_case stats.bounds "4 messages 3101 bytes" PAMIR_SEND_PROTOCOLS=immediate:100,eager:1000,eager -- \
+    0 1 100 101 999 1000 1001
+  # The table and the limit are those of the device this run's peers take.
+  table_dev=shm
+  [ "$device" = ofi ] && table_dev=ofi
+  limit=$("$prefix/bin/pamir_info" | sed -n "s/.*$table_dev: immediate carries at most \\([0-9]*\\) bytes.*/\\1/p")
   if [ -n "$limit" ]; then
-    stats_case stats.limit "immediate:$limit,eager" "1 messages $((limit + 1)) bytes" "$limit" $((limit + 1))
+    stats_case stats.limit "1 messages $((limit + 1)) bytes" PAMIR_SEND_PROTOCOLS="immediate:$limit,eager" -- \
+      "$limit" $((limit + 1))
     # A table the device cannot serve is refused at MPI_Init, naming the variable, the part and the limit.
     for bad in "immediate:$((limit + 1)),eager" immediate; do
       if run "bad_table.$bad" 1 2 PAMIR_SEND_PROTOCOLS="$bad" -- sizes 1; then
@@ -492,6 +500,33 @@ if has sizes; then
     done
   else
     fail stats.limit "pamir_info printed no immediate limit"
+  fi
+  # The device's own variable wins over PAMIR_SEND_PROTOCOLS, and only for its own peers: the other
+  # device's variable changes nothing here.
+  own=PAMIR_SHM_SEND_PROTOCOLS other=PAMIR_OFI_SEND_PROTOCOLS
+  [ "$table_dev" = ofi ] && own=PAMIR_OFI_SEND_PROTOCOLS other=PAMIR_SHM_SEND_PROTOCOLS
+  stats_case stats.own_table "4 messages 3101 bytes" "$own=immediate:100,eager:1000,eager" \
+    PAMIR_SEND_PROTOCOLS=eager -- 0 1 100 101 999 1000 1001
+  stats_case stats.other_table "4 messages 3101 bytes" "$other=eager" \
+    PAMIR_SEND_PROTOCOLS=immediate:100,eager:1000,eager -- 0 1 100 101 999 1000 1001
+  if run bad_table.own 1 2 "$own=immediate" -- sizes 1; then
+    if grep -q "$own=\"immediate\" is not valid:.*at most $limit bytes" "$work/bad_table.own.err"; then
+      pass "bad_table.own ($own)"
+    else
+      fail bad_table.own "message: $(head -2 "$work/bad_table.own.err" | tr '\n' '|')"
+    fi
+  fi
+  # The default tables differ by device (pami/send_tables.cc): over shm 2 KiB and 48 KiB are eager;
+  # over ofi 2 KiB is immediate and 48 KiB a rendezvous (the tcp, net and shm providers' tables).
+  if [ "$table_dev" = shm ]; then want=("send.eager 2 messages 51200 bytes" "send.rdma 0 messages 0 bytes")
+  else want=("send.eager 0 messages 0 bytes" "send.rdma 1 messages 49152 bytes"); fi
+  if run stats.default_table 0 2 PAMIR_STATS=1 -- sizes 2048 49152; then
+    if grep -q "rank 0 ${want[0]}\$" "$work/stats.default_table.err" &&
+      grep -q "rank 0 ${want[1]}\$" "$work/stats.default_table.err"; then
+      pass "stats.default_table ($table_dev: ${want[*]})"
+    else
+      fail stats.default_table "want ${want[*]}, got: $(grep 'rank 0 send\.[a-z]* ' "$work/stats.default_table.err" | tr '\n' '|')"
+    fi
   fi
 fi
 # --- end send table ---

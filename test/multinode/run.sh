@@ -308,6 +308,29 @@ if [[ -n $PREFIX ]]; then
                 fail "pamir PAMIR_DEVICE=shm across hosts: no message naming a remote rank" "$t" "$(tail -n 10 "$out")"
             fi
         fi
+        # One job, two send tables: rank 0's messages to its host's peer follow shm's table, those to
+        # the other host tcp;ofi_rxm's (pami/send_tables.cc), the same sizes taking different protocols.
+        t=$EPOCHREALTIME
+        out=$LOGDIR/pamir-tables.out
+        exe=$MN_RUN/bin/pmn_tables
+        detail=""
+        if ! bg 300 "$LOGDIR/build-pmn_tables.out" "$PREFIX/bin/mpicc" -o "$exe" "$HERE/mn_tables.c"; then
+            detail="build with $PREFIX/bin/mpicc: $(tail -n 5 "$LOGDIR/build-pmn_tables.out")"
+        elif ! bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
+            PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+            detail="srun exit $?: $(grep -v '^pamir stats' "$out" | tail -n 5)"
+        else
+            for want in "send.shm.eager 2 messages 51200 bytes" "send.shm.rdma 0 messages 0 bytes" \
+                "send.ofi.eager 0 messages 0 bytes" "send.ofi.rdma 1 messages 49152 bytes"; do
+                grep -q "^pamir stats: rank 0 $want\$" "$out" || detail+="want '$want'; "
+            done
+            [[ -z $detail ]] || detail+="got: $(grep -E '^pamir stats: rank 0 send\.(shm|ofi)\.' "$out" | tr '\n' '|')"
+        fi
+        if [[ -z $detail ]]; then
+            pass "pamir send tables per device: 48 KiB eager to the shm peer, a rendezvous to the ofi peer" "$t"
+        else
+            fail "pamir send tables per device: $detail" "$t" "$(tail -n 20 "$out")"
+        fi
         # A Pamir rank killed on h2, with Slurm's default KillOnBadExit=0: no launcher of ours is there,
         # so the library must notice (its sibling on h2 through a pidfd) and end the job, naming the
         # rank, with no task and no shared-memory file left on any host.

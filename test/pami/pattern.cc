@@ -98,7 +98,7 @@ void descriptors_match_requests() {
                r.length == kSizes[m] && bits_tag(r.bits) == 100 + m && bits_src(r.bits) == peer,
            "receive %d: intent %d task %u length %llu tag %d", m, int(r.intent), r.task,
            (unsigned long long)r.length, bits_tag(r.bits));
-    const SendProtocol want = context().send_table().select(kSizes[m]);
+    const SendProtocol want = context().send_table(peer_task).select(kSizes[m]);
     const Intent intent = want == SendProtocol::rdma ? Intent::remote_get : Intent::eager_send;
     EXPECT(x.intent == intent && x.protocol == want && x.task == peer_task && x.addr == h.out[m].data() &&
                x.length == kSizes[m] && bits_tag(x.bits) == 100 + m && bits_src(x.bits) == me,
@@ -431,7 +431,8 @@ void cancel_first(MPI_Request &send, MPI_Request &recv, const uint64_t &through_
 
 void direct_put() {
   constexpr size_t kBytes = 128 << 10;
-  if (context().send_table().select(kBytes) != SendProtocol::rdma) return;  // an eager-only table
+  if (context().send_table(uint32_t(peer)).select(kBytes) != SendProtocol::rdma)
+    return;  // an eager-only table
   std::vector<uint8_t> out(kBytes), in(kBytes), extra(kBytes), got(kBytes);
   MPI_Request send, recv;
   MPI_Send_init(out.data(), int(kBytes), MPI_BYTE, peer, 60, MPI_COMM_WORLD, &send);
@@ -591,7 +592,7 @@ void direct_put() {
 // holds only for the message it names, with its match bits and its kind.
 void direct_put_envelopes() {
   constexpr size_t kBig = 128 << 10, kSmall = 16;
-  if (context().send_table().select(kBig) != SendProtocol::rdma) return;  // an eager-only table
+  if (context().send_table(uint32_t(peer)).select(kBig) != SendProtocol::rdma) return;  // an eager-only table
   std::vector<uint8_t> out0(kBig), out1(kBig), in0(kBig), in1(kBig);
   auto fill = [](std::vector<uint8_t> &v, int seed) {
     for (size_t i = 0; i < v.size(); ++i) v[i] = byte_of(seed, 6, i);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pami/config.h"
+#include "pami/send_tables.h"
 
 using namespace pamir::config;
 
@@ -110,4 +111,62 @@ TEST(Config, DefaultsAndTypos) {
     EXPECT_FALSE(s->from_env) << s->name;
     EXPECT_EQ(s->value, s->default_value) << s->name;
   }
+}
+
+// Which text each device's send table comes from (pami/send_tables.h): the device's own variable,
+// then PAMIR_SEND_PROTOCOLS, then the device's default (ofi's by provider); each checked against its
+// own device's packet.
+TEST(Config, SendTablePerDevice) {
+  CleanEnv clean;
+  std::string why;
+  std::vector<std::string> warnings;
+  pamir::SendTable t;
+  auto text = [](pamir::Path p) { return pamir::send_table_choice(p).text; };
+  ASSERT_TRUE(load(why, warnings)) << why;
+  EXPECT_EQ(text(pamir::Path::shm), "immediate:192,eager:64K,rdma");
+  EXPECT_EQ(text(pamir::Path::ofi), "immediate:4K,eager:32K,rdma");  // tcp;ofi_rxm's
+  EXPECT_FALSE(pamir::send_table_choice(pamir::Path::ofi).from_env);
+
+  setenv("PAMIR_OFI_PROVIDER", "shm", 1);
+  ASSERT_TRUE(load(why, warnings)) << why;
+  EXPECT_EQ(text(pamir::Path::ofi), "immediate:4K,rdma");
+  setenv("PAMIR_OFI_PROVIDER", "verbs;ofi_rxm", 1);  // not measured here: the generic table
+  ASSERT_TRUE(load(why, warnings)) << why;
+  EXPECT_EQ(text(pamir::Path::ofi), pamir::kGenericOfiTable);
+  unsetenv("PAMIR_OFI_PROVIDER");
+
+  // PAMIR_SEND_PROTOCOLS is every device's, unless the device's own variable is set too.
+  setenv("PAMIR_SEND_PROTOCOLS", "eager:1K,rdma", 1);
+  setenv("PAMIR_OFI_SEND_PROTOCOLS", "immediate:2K,eager", 1);
+  ASSERT_TRUE(load(why, warnings)) << why;
+  EXPECT_EQ(text(pamir::Path::shm), "eager:1K,rdma");
+  EXPECT_EQ(pamir::send_table_choice(pamir::Path::shm).origin, "PAMIR_SEND_PROTOCOLS");
+  EXPECT_EQ(text(pamir::Path::ofi), "immediate:2K,eager");
+  EXPECT_EQ(pamir::send_table_choice(pamir::Path::ofi).origin, "PAMIR_OFI_SEND_PROTOCOLS");
+  ASSERT_TRUE(pamir::load_send_table(pamir::Path::ofi, t, why)) << why;
+  EXPECT_EQ(t.select(2048), pamir::SendProtocol::immediate);
+  EXPECT_EQ(t.select(2049), pamir::SendProtocol::eager);
+  // The words that leave the choice to the devices are their defaults again.
+  setenv("PAMIR_SEND_PROTOCOLS", "device", 1);
+  setenv("PAMIR_OFI_SEND_PROTOCOLS", "provider", 1);
+  ASSERT_TRUE(load(why, warnings)) << why;
+  EXPECT_EQ(text(pamir::Path::shm), "immediate:192,eager:64K,rdma");
+  EXPECT_EQ(text(pamir::Path::ofi), "immediate:4K,eager:32K,rdma");
+  // ... and only where they belong.
+  setenv("PAMIR_SHM_SEND_PROTOCOLS", "provider", 1);
+  EXPECT_FALSE(load(why, warnings));
+  EXPECT_NE(why.find("PAMIR_SHM_SEND_PROTOCOLS"), std::string::npos) << why;
+  unsetenv("PAMIR_SHM_SEND_PROTOCOLS");
+
+  // Each table is bounded by its own device's packet: 10000 bytes fit a 64 KiB ring's, not ofi's 8 KiB.
+  setenv("PAMIR_SEND_PROTOCOLS", "immediate:10000,eager", 1);
+  unsetenv("PAMIR_OFI_SEND_PROTOCOLS");
+  ASSERT_TRUE(load(why, warnings)) << why;
+  EXPECT_TRUE(pamir::load_send_table(pamir::Path::shm, t, why)) << why;
+  EXPECT_FALSE(pamir::load_send_table(pamir::Path::ofi, t, why));
+  EXPECT_NE(why.find("PAMIR_SEND_PROTOCOLS=\"immediate:10000,eager\" is not valid"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("ofi packets"), std::string::npos) << why;
+  unsetenv("PAMIR_SEND_PROTOCOLS");
+  ASSERT_TRUE(load(why, warnings)) << why;
 }
