@@ -16,7 +16,7 @@ const struct {
     {kPowerOfTwo, "power-of-two"},  {kOneNode, "one-node"},      {kSmallComm, "small"},
     {kNodeOrdered, "node-ordered"}, {kContiguous, "contiguous"}, {kBuiltinOp, "builtin-op"},
     {kCommutative, "commutative"},  {kInPlace, "in-place"},      {kAligned, "aligned"},
-    {kExclusive, "exclusive"},      {kShmSlot, "shm-slot"},
+    {kExclusive, "exclusive"},      {kShmSlot, "shm-slot"},      {kNodeGroups, "node-groups"},
 };
 }  // namespace
 
@@ -24,13 +24,14 @@ const char *collective_name(Collective c) {
   return size_t(c) < size_t(Collective::count_) ? kCollectiveNames[size_t(c)] : "?";
 }
 
-uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot) {
+uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bool node_groups) {
   uint32_t m = 0;
   if (size > 0 && (size & (size - 1)) == 0) m |= kPowerOfTwo;
   if (one_node) m |= kOneNode;
   if (size <= kSmallCommMax) m |= kSmallComm;
   if (node_ordered) m |= kNodeOrdered;
   if (shm_slot) m |= kShmSlot;
+  if (node_groups) m |= kNodeGroups;
   return m;
 }
 

@@ -90,7 +90,7 @@ bool Replay::message_slow(Sched &s, bool send, int peer, void *buf, uint64_t byt
   Request *r = request_alloc(send ? ReqKind::send : ReqKind::recv);
   r->shared = true;  // the recording's: the schedule's reap leaves it alone
   r->ctx = s.team.ctx;
-  r->source = send ? s.team.rank : peer;
+  r->source = s.team.wire(send ? s.team.rank : peer);
   r->tag = s.tag;
   r->peer_task = task;
   r->buf = buf;

@@ -79,7 +79,7 @@ Request *Sched::add(bool send, int peer, void *buf, uint64_t bytes) {
   }
   Request *r = request_alloc(send ? ReqKind::send : ReqKind::recv);
   r->ctx = team.ctx;
-  r->source = send ? team.rank : peer;
+  r->source = team.wire(send ? team.rank : peer);
   r->tag = tag;
   r->peer_task = team.tasks[peer];
   r->buf = buf;
@@ -92,7 +92,8 @@ void Sched::isend(int peer, const void *buf, size_t bytes) {
   if (replay_ && replay_->message(*this, true, peer, const_cast<void *>(buf), bytes, nullptr, 0)) [[unlikely]]
     return;
   Context &ctx = context();
-  if (ctx.try_send_immediate(team.tasks[peer], match_bits(team.ctx, team.rank, tag), buf, bytes)) return;
+  if (ctx.try_send_immediate(team.tasks[peer], match_bits(team.ctx, team.wire(team.rank), tag), buf, bytes))
+    return;
   if (Request *r = add(true, peer, const_cast<void *>(buf), bytes)) ctx.start_send(r);
 }
 

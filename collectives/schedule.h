@@ -30,6 +30,7 @@ struct Layout;
 namespace pamir::coll {
 
 struct ShmSlot;
+struct Nodes;
 class Replay;
 
 struct Team {
@@ -38,6 +39,12 @@ struct Team {
   uint16_t ctx;                     // the collective context id
   const uint32_t *tasks;            // team rank -> PAMI task
   ShmSlot *const *slots = nullptr;  // team rank -> its slot in the node's collective areas, if any
+  const Nodes *nodes = nullptr;     // where the ranks live (collectives/nodes.h), if known
+  // A part of a communicator's team (Sched::SubTeam): team rank -> the communicator's rank, which the
+  // messages' envelopes name, so that the messages of different phases between one pair match in the
+  // order they were sent. Null for a whole team.
+  const int *ranks = nullptr;
+  int wire(int r) const { return ranks ? ranks[r] : r; }
 };
 
 // One rank's part of a v-collective (MPI_Gatherv, MPI_Alltoallw, ...): `bytes` of data at `base`, laid
@@ -138,7 +145,7 @@ class Sched {
   Sched &operator=(const Sched &) = delete;
   ~Sched();
 
-  const Team team;
+  Team team;  // what the algorithm's peers are numbered in; a SubTeam changes it for a while
   const int32_t tag;
   const uint64_t seq;  // the call's sequence number on its communicator (the shared-memory publications)
 
@@ -196,6 +203,21 @@ class Sched {
     cond_arg_ = arg;
     return Until{*this};
   }
+
+  // For the hierarchical algorithms: while it lives, the schedule's peers are those of `sub` (a node's
+  // ranks, the nodes' leaders), so an algorithm written for a whole team runs as a step on a part of
+  // it, with the same tag and the same pending messages. Waits on no message of the outer team.
+  class SubTeam {
+   public:
+    SubTeam(Sched &s, const Team &sub) : s_(s), saved_(s.team) { s.team = sub; }
+    ~SubTeam() { s_.team = saved_; }
+    SubTeam(const SubTeam &) = delete;
+    SubTeam &operator=(const SubTeam &) = delete;
+
+   private:
+    Sched &s_;
+    Team saved_;
+  };
 
   // Whether every posted message has completed (and the condition of until() holds).
   bool ready() const;

@@ -26,7 +26,8 @@ namespace {
 using coll::Collective;
 
 inline coll::Team team_of(const Comm *c) {
-  return coll::Team{c->rank, c->size, c->coll_ctx(), c->local->tasks.data(), c->coll_slots.data()};
+  return coll::Team{
+      c->rank, c->size, c->coll_ctx(), c->local->tasks.data(), c->coll_slots.data(), c->coll_nodes.view()};
 }
 
 // A failed collective: the PAMI error as an MPI class.

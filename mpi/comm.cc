@@ -348,9 +348,9 @@ void comms_init() {
 }
 
 void comm_coll_init(Comm *c) {
-  // Every rank is on this process's node when all its tasks are among the node's peers; every rank
-  // reaches the same answer. Node order is only known to hold on one node (the bootstrap does not
-  // tell where other nodes' tasks are), so it is set there only, and the same on every rank.
+  // Where the ranks live: from every task's node where the launcher gave them (the same answer on
+  // every rank), else only whether all are among this node's peers, and node order is then known only
+  // on one node.
   const std::vector<uint32_t> &here = context().boot().local_peers();
   bool one_node = true;
   for (uint32_t t : c->local->tasks)
@@ -358,11 +358,18 @@ void comm_coll_init(Comm *c) {
       one_node = false;
       break;
     }
+  bool node_ordered = one_node, node_groups = false;
+  c->coll_nodes.clear();
+  if (!c->remote && c->coll_nodes.build(c->rank, c->size, c->coll_ctx(), c->local->tasks.data(),
+                                        context().boot().nodes())) {
+    node_ordered = c->coll_nodes.ordered();
+    node_groups = c->coll_nodes.groups();
+  }
   const bool shm_slot = one_node && !c->remote && coll::shm_slot_usable(c->coll_ctx(), c->size);
   c->coll_slots.clear();
   if (shm_slot && c->size > 1)
     for (int r = 0; r < c->size; ++r) c->coll_slots.push_back(coll::shm_slot(c->task_of(r), c->coll_ctx()));
-  const uint32_t m = coll::comm_mask(c->size, one_node, one_node, shm_slot);
+  const uint32_t m = coll::comm_mask(c->size, one_node, node_ordered, shm_slot, node_groups);
   for (size_t k = 0; k < size_t(coll::Collective::count_); ++k) {
     c->coll_mask[k] = m;
     c->coll_forced[k] = -1;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/mask.h"
+#include "collectives/nodes.h"
 #include "collectives/shm_slot.h"
 #include "mpi/errors.h"
 #include "mpi/object.h"
@@ -76,6 +77,8 @@ struct Comm : Object {
   CollChoice coll_choice[size_t(coll::Collective::count_)];
   // With the mask bit kShmSlot: each rank's slot in the node's shared collective areas.
   std::vector<coll::ShmSlot *> coll_slots;
+  // Where the ranks live, for the hierarchical algorithms (built when the launcher gave every rank's node).
+  coll::NodeLayout coll_nodes;
 
   uint16_t coll_ctx() const { return uint16_t(ctx + 1); }
   uint32_t task_of(int r) const { return local->tasks[size_t(r)]; }

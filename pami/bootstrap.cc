@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <unordered_map>
 
 namespace pamir {
 
@@ -209,6 +210,48 @@ int Bootstrap::init(std::string &why) {
   return 0;
 }
 
+const std::vector<uint32_t> &Bootstrap::nodes() {
+  if (nodes_read_) return nodes_;
+  nodes_read_ = true;
+  if (!connected_) {
+    nodes_.assign(size_, 0);
+    return nodes_;
+  }
+  // Optional: a key the launcher did not give is "not found" at once, not waited for.
+  pmix_info_t optional;
+  PMIX_INFO_CONSTRUCT(&optional);
+  bool yes = true;
+  PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+  // One key for every rank: Slurm 22.05 gives PMIX_HOSTNAME for every rank but PMIX_NODEID only for
+  // the ranks of one's own node, so the node id is the fallback, for all ranks or none.
+  std::vector<std::string> keys(size_);  // a node's name per rank
+  bool complete = false;
+  for (const char *key : {PMIX_HOSTNAME, PMIX_NODEID}) {
+    complete = true;
+    for (uint32_t r = 0; r < size_ && complete; ++r) {
+      pmix_proc_t who;
+      PMIX_LOAD_PROCID(&who, as_proc(proc_)->nspace, r);
+      pmix_value_t *v = nullptr;
+      complete = PMIx_Get(&who, key, &optional, 1, &v) == PMIX_SUCCESS && v;
+      if (complete && v->type == PMIX_STRING)
+        keys[r] = v->data.string;
+      else if (complete && v->type == PMIX_UINT32)
+        keys[r] = std::to_string(v->data.uint32);
+      else
+        complete = false;
+      if (v) PMIX_VALUE_RELEASE(v);
+    }
+    if (complete) break;
+  }
+  PMIX_INFO_DESTRUCT(&optional);
+  if (!complete) return nodes_;
+  // Numbered in the order ranks first name them: the same on every rank.
+  std::unordered_map<std::string, uint32_t> seen;
+  nodes_.resize(size_);
+  for (uint32_t r = 0; r < size_; ++r) nodes_[r] = seen.emplace(keys[r], uint32_t(seen.size())).first->second;
+  return nodes_;
+}
+
 void Bootstrap::finalize() {
   if (connected_) PMIx_Finalize(nullptr, 0);
   connected_ = false;
@@ -237,6 +280,14 @@ int Bootstrap::fence(bool collect_data) {
   pmix_status_t rc = PMIx_Fence(&job, 1, &info, 1);
   PMIX_INFO_DESTRUCT(&info);
   return rc == PMIX_SUCCESS ? 0 : 1;
+}
+
+int Bootstrap::fence_node() {
+  if (!connected_) return 0;
+  std::vector<pmix_proc_t> procs(local_peers_.size());
+  for (size_t i = 0; i < procs.size(); ++i)
+    PMIX_LOAD_PROCID(&procs[i], as_proc(proc_)->nspace, local_peers_[i]);
+  return PMIx_Fence(procs.data(), procs.size(), nullptr, 0) == PMIX_SUCCESS ? 0 : 1;
 }
 
 int Bootstrap::get(uint32_t rank, const char *key, std::vector<uint8_t> &out) {

@@ -29,16 +29,27 @@ class Bootstrap {
   bool singleton() const { return singleton_; }
   const std::string &hostname() const { return hostname_; }
 
+  // The node of every rank (index: rank), numbered from 0 in the order of each node's lowest rank, so
+  // every rank computes the same numbers: from every rank's PMIX_HOSTNAME, or every rank's PMIX_NODEID
+  // where the launcher gives no host names. Empty when the launcher gives neither for every rank. Read at the
+  // first call, one PMIx_Get per rank answered from the local server's copy of the job's data.
+  const std::vector<uint32_t> &nodes();
+
   // Business cards: publish a blob under a key, make it visible (fence), read a peer's blob.
   int put(const char *key, const void *data, size_t len);
   int fence(bool collect_data);
   int get(uint32_t rank, const char *key, std::vector<uint8_t> &out);
+  // A barrier of this node's ranks alone (the shm device's set-up): ranks of other nodes, which may
+  // have no shm device to set up, take no part, so every rank makes the same number of job fences.
+  int fence_node();
   // Ends the whole job (the launcher kills every rank) with the given exit code and message.
   [[noreturn]] void abort(int code, const char *msg);
 
  private:
   uint32_t rank_ = 0, size_ = 1, local_rank_ = 0, appnum_ = 0, universe_size_ = 1;
   std::vector<uint32_t> local_peers_{0};
+  std::vector<uint32_t> nodes_;
+  bool nodes_read_ = false;
   std::string nspace_ = "singleton", hostname_;
   bool singleton_ = true, connected_ = false;
   void *proc_ = nullptr;  // pmix_proc_t, kept opaque so this header needs no PMIx

@@ -147,7 +147,7 @@ int Context::open_shm(std::string &why) {
   p.local_rank = boot_.local_rank();
   p.tasks = boot_.local_peers();
   p.my_task = self_;
-  p.barrier = [this]() { return boot_.fence(false); };
+  p.barrier = [this]() { return boot_.fence_node(); };
   p.ring_bytes = size_t(config::shm_ring_size.number);
   p.spin_before_sleep = spin_;
   p.sink = dev::Sink{&Context::deliver, this};

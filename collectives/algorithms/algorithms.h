@@ -33,10 +33,12 @@ using AlgorithmFn = Task (*)(Sched &, Args);
 
 Task barrier_dissemination(Sched &s, Args a);
 Task barrier_tree(Sched &s, Args a);
+Task barrier_hierarchical(Sched &s, Args a);
 
 Task bcast_binomial(Sched &s, Args a);
 Task bcast_scatter_allgather(Sched &s, Args a);
 Task bcast_chain(Sched &s, Args a);
+Task bcast_hierarchical(Sched &s, Args a);
 
 Task reduce_binomial(Sched &s, Args a);
 Task reduce_linear(Sched &s, Args a);
@@ -44,6 +46,7 @@ Task reduce_linear(Sched &s, Args a);
 Task allreduce_recursive_doubling(Sched &s, Args a);
 Task allreduce_ring(Sched &s, Args a);
 Task allreduce_reduce_bcast(Sched &s, Args a);
+Task allreduce_hierarchical(Sched &s, Args a);
 
 Task gather_binomial(Sched &s, Args a);
 Task gather_linear(Sched &s, Args a);

@@ -153,6 +153,7 @@ class OfiDevice final : public Device {
     int64_t status;
   };
   static constexpr unsigned kNoFdSleepUs = 100;
+  static constexpr unsigned kReadSpins = 256;  // polls for a read's completion before yielding the core
 
   OfiDevice() = default;
   bool resolve(uint32_t task) noexcept;

@@ -8,14 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the job has no shared-memory device, so the "shm" algorithms have no areas to run in:
- * PAMIR_DEVICE=ofi reaches every peer through libfabric (a job of one rank has no peer to reach, and
- * its "shm" algorithms have nothing to do). */
+/* Whether the "shm" algorithms have no areas to run in on MPI_COMM_WORLD: PAMIR_DEVICE=ofi reaches
+ * every peer through libfabric, or the ranks are on several nodes (a job of one rank has no peer to
+ * reach, and its "shm" algorithms have nothing to do). Collective at its first call: every rank makes
+ * that call at the same point of the test. */
 static inline int coll_no_shm_device(void) {
+  static int known = -1;
+  if (known >= 0) return known;
   const char *d = getenv("PAMIR_DEVICE");
-  int size = 1;
+  int size = 1, node_size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size > 1 && d && strcmp(d, "ofi") == 0;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  known = size > 1 && ((d && strcmp(d, "ofi") == 0) || node_size < size);
+  return known;
 }
 
 static const struct {
@@ -23,10 +31,12 @@ static const struct {
 } kCollAlgorithms[] = {{"barrier", "dissemination"},
                        {"barrier", "tree"},
                        {"barrier", "shm"},
+                       {"barrier", "hierarchical"},
                        {"bcast", "binomial"},
                        {"bcast", "scatter_allgather"},
                        {"bcast", "chain"},
                        {"bcast", "shm"},
+                       {"bcast", "hierarchical"},
                        {"reduce", "binomial"},
                        {"reduce", "linear"},
                        {"reduce", "shm"},
@@ -34,6 +44,7 @@ static const struct {
                        {"allreduce", "ring"},
                        {"allreduce", "reduce_bcast"},
                        {"allreduce", "shm"},
+                       {"allreduce", "hierarchical"},
                        {"gather", "binomial"},
                        {"gather", "linear"},
                        {"scatter", "binomial"},

@@ -24,10 +24,11 @@
 static int rank, size;
 
 /* The algorithms of each collective, as pamir_info lists them. */
-static const char *const kBarrier[] = {"dissemination", "tree", "shm", NULL};
-static const char *const kBcast[] = {"binomial", "scatter_allgather", "chain", "shm", NULL};
+static const char *const kBarrier[] = {"dissemination", "tree", "shm", "hierarchical", NULL};
+static const char *const kBcast[] = {"binomial", "scatter_allgather", "chain", "shm", "hierarchical", NULL};
 static const char *const kReduce[] = {"binomial", "linear", "shm", NULL};
-static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", "shm", NULL};
+static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", "shm",
+                                         "hierarchical",       NULL};
 static const char *const kGather[] = {"binomial", "linear", NULL};
 static const char *const kScatter[] = {"binomial", "linear", NULL};
 static const char *const kAllgather[] = {"ring", "recursive_doubling", "bruck", NULL};
@@ -882,17 +883,28 @@ int main(int argc, char **argv) {
   MPI_Op_create(affine_op, 0, &affine_mpi_op);
   MPI_Op_create(gapped_sum, 1, &gapped_sum_op);
 
-  /* the barrier counter: a file rank 0 creates, every rank maps, removed once mapped */
-  char path[64] = "";
+  /* the barrier counter: a file rank 0 creates, every rank maps, removed once mapped; in a directory
+   * every host sees (TEST_SHARED_DIR) where the ranks are on several */
+  char path[256] = "";
   if (rank == 0) {
-    snprintf(path, sizeof path, "/tmp/pamir-coll-sweep-%d", (int)getpid());
+    const char *dir = getenv("TEST_SHARED_DIR");
+    snprintf(path, sizeof path, "%s/pamir-coll-sweep-%d", dir ? dir : "/tmp", (int)getpid());
     FILE *f = fopen(path, "w");
+    if (!f) {
+      fprintf(stderr, "coll_sweep: cannot create %s\n", path);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     long zero = 0;
     fwrite(&zero, sizeof zero, 1, f);
     fclose(f);
   }
   MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
   FILE *f = fopen(path, "r+");
+  if (!f) {
+    fprintf(stderr, "coll_sweep: rank %d cannot open %s (ranks on several hosts need TEST_SHARED_DIR)\n",
+            rank, path);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   arrivals = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
   fclose(f);
   MPI_Barrier(MPI_COMM_WORLD);

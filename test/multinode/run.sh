@@ -24,6 +24,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=cluster.sh disable=SC1091  # (linted on its own)
 source "$HERE/cluster.sh"
 CLUSTER=$HERE/cluster.sh   # `$CLUSTER srun ...`: srun from the controller side (its own name resolution)
@@ -266,7 +267,7 @@ if [[ -n $PREFIX ]]; then
         # Each host has a /tmp of its own, so a prefix under /tmp (a CI clone's) is not there: the
         # libraries go where every host sees them, ahead of the programs' runpath.
         PAMIR_LIB=$MN_RUN/pamir-lib
-        mkdir -p "$PAMIR_LIB"
+        mkdir -p "$PAMIR_LIB" "$MN_RUN/shared"
         cp -a "$PREFIX/lib/." "$PAMIR_LIB/"
         for src in "${PROGRAMS[@]}"; do
             t=$EPOCHREALTIME
@@ -278,7 +279,8 @@ if [[ -n $PREFIX ]]; then
             if ! bg 300 "$LOGDIR/build-$name.out" "$cc" -o "$exe" "$src"; then
                 fail "pamir $name: build with $cc" "$t" "$(tail -n 20 "$LOGDIR/build-$name.out")"
             elif bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
-                PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+                TEST_SHARED_DIR="$MN_RUN/shared" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 \
+                "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
                 # Both devices carried messages: shm between the two ranks of a host, ofi between hosts.
                 shm=$(grep -cE '^pamir stats: rank [0-9]+ send\.shm\.[a-z]+ [1-9]' "$out" || true)
                 ofi=$(grep -cE '^pamir stats: rank [0-9]+ send\.ofi\.[a-z]+ [1-9]' "$out" || true)
@@ -330,6 +332,38 @@ if [[ -n $PREFIX ]]; then
             pass "pamir send tables per device: 48 KiB eager to the shm peer, a rendezvous to the ofi peer" "$t"
         else
             fail "pamir send tables per device: $detail" "$t" "$(tail -n 20 "$out")"
+        fi
+        # Collectives across hosts: by default one leader per host (the hierarchical algorithms, seen in
+        # PAMIR_STATS); and every algorithm forced in turn (coll_sweep) on hosts of unequal share (2 + 1
+        # ranks, which once hung MPI_Init: the shm set-up's fence was the job's) and with ranks dealt
+        # round-robin (not node-ordered: a non-commutative allreduce must keep rank order).
+        t=$EPOCHREALTIME
+        detail=""
+        for prog in coll_basic coll_sweep; do
+            bg 300 "$LOGDIR/build-p$prog.out" "$PREFIX/bin/mpicc" -o "$MN_RUN/bin/p$prog" "$REPO/test/mpi/$prog.c" ||
+                detail+="build $prog: $(tail -n 3 "$LOGDIR/build-p$prog.out"); "
+        done
+        if [[ -z $detail ]]; then
+            out=$LOGDIR/pamir-coll-default.out
+            if bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" PAMIR_STATS=1 \
+                "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$MN_RUN/bin/pcoll_basic"; then
+                for c in barrier bcast allreduce; do
+                    grep -qE "^pamir stats: rank 0 coll\.$c\.hierarchical [1-9]" "$out" || detail+="$c not hierarchical; "
+                done
+            else
+                detail+="coll_basic -n 4: $(grep -v '^pamir stats' "$out" | tail -n 3 | tr '\n' '|'); "
+            fi
+            for spec in "-n 3" "-n 4 -m cyclic"; do
+                out=$LOGDIR/pamir-coll-sweep${spec// /}.out
+                bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
+                    TEST_SHARED_DIR="$MN_RUN/shared" "$CLUSTER" srun --chdir=/tmp -N 2 $spec --mpi=pmix \
+                    "$MN_RUN/bin/pcoll_sweep" || detail+="coll_sweep $spec: $(grep -v '^PASS' "$out" | tail -n 3 | tr '\n' '|'); "
+            done
+        fi
+        if [[ -z $detail ]]; then
+            pass "pamir collectives across hosts: hierarchical by default; every algorithm on 2+1 ranks and round-robin" "$t"
+        else
+            fail "pamir collectives across hosts: $detail" "$t"
         fi
         # A Pamir rank killed on h2, with Slurm's default KillOnBadExit=0: no launcher of ours is there,
         # so the library must notice (its sibling on h2 through a pidfd) and end the job, naming the

@@ -80,6 +80,24 @@ TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
   EXPECT_STREQ(chosen(Collective::allreduce, shm | kCommutative | size_class_bits(0)), "recursive_doubling");
 }
 
+// Across nodes with several ranks on some node: one leader per node. Never on one node, and a
+// non-commutative allreduce only where each node's ranks are consecutive.
+TEST_F(CollRegistry, HierarchicalAcrossNodes) {
+  for (unsigned sc = 0; sc < 4; ++sc) {
+    const uint32_t c = size_class_bits(sc);
+    EXPECT_STREQ(chosen(Collective::barrier, kNodeGroups), "hierarchical");
+    EXPECT_STREQ(chosen(Collective::bcast, kNodeGroups | c), "hierarchical");
+    EXPECT_STREQ(chosen(Collective::allreduce, kNodeGroups | kCommutative | c), "hierarchical");
+    EXPECT_STREQ(chosen(Collective::allreduce, kNodeGroups | kNodeOrdered | c), "hierarchical");
+    EXPECT_STRNE(chosen(Collective::allreduce, kNodeGroups | c), "hierarchical");
+    EXPECT_STRNE(chosen(Collective::bcast, kNodeGroups | kOneNode | c), "hierarchical");
+    EXPECT_STRNE(chosen(Collective::allreduce, kNodeGroups | kOneNode | kCommutative | c), "hierarchical");
+    EXPECT_STRNE(chosen(Collective::bcast, c), "hierarchical");  // one rank per node: nothing to group
+  }
+  EXPECT_STRNE(chosen(Collective::barrier, kNodeGroups | kOneNode), "hierarchical");
+  EXPECT_EQ(bit_by_name("node-groups"), kNodeGroups);
+}
+
 TEST_F(CollRegistry, SizeClasses) {
   SizeTable t{{100, 1000}, 2};
   EXPECT_EQ(t.size_class(0), 0u);
