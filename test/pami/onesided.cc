@@ -128,10 +128,10 @@ void one_sided(bool eager_only) {
   // With the default tables, 32 KiB is an eager send, a direct put and a direct get... unless the test
   // forced other tables; then at least the classes were read from their own variables.
   // The send table checked is shm's; ofi's depends on the provider.
-  const uint32_t peer = uint32_t(1 - me);
   if (!eager_only && !std::getenv("PAMIR_PUT_PROTOCOLS") && !std::getenv("PAMIR_GET_PROTOCOLS") &&
-      !std::getenv("PAMIR_SEND_PROTOCOLS") && std::strcmp(context().device_name(peer), "shm") == 0) {
-    EXPECT(context().send_table(peer).select(32768) == SendProtocol::eager, "send table at 32K");
+      !std::getenv("PAMIR_SEND_PROTOCOLS") &&
+      std::strcmp(context().device_name(uint32_t(peer)), "shm") == 0) {
+    EXPECT(context().send_table(uint32_t(peer)).select(32768) == SendProtocol::eager, "send table at 32K");
     EXPECT(context().put_table().select(32768) == PutProtocol::rdma, "put table at 32K");
     EXPECT(context().get_table().select(1) == GetProtocol::rdma, "get table at 1 byte");
     EXPECT(context().put_table().select(1) == PutProtocol::eager, "put table at 1 byte");
