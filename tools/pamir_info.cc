@@ -124,7 +124,9 @@ bool print_table(const Setting &s, const char *what, std::string &out) {
   std::snprintf(head, sizeof head, "%s by size in bytes (%s=%s%s)\n", what, s.name, s.value.c_str(),
                 s.from_env ? ", from the environment" : ", the default");
   out += head;
-  out += "  shm, ofi  " + pamir::format_table(table) + "\n";
+  out += "  shm  " + pamir::format_table(table) + "\n";
+  // Context::init marks every ofi peer as one whose memory cannot be reached directly.
+  out += "  ofi  every transfer by packets (eager): the ofi device offers no one-sided RMA yet\n";
   return true;
 }
 

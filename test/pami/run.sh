@@ -87,7 +87,8 @@ INFO=${PAMIR_INFO:-tools/pamir_info}
 if [ -x "$INFO" ]; then
   out=$(env PAMIR_GET_PROTOCOLS=eager:4K,rdma "$INFO" 2>&1)
   if echo "$out" | grep -q "Get protocols by size in bytes (PAMIR_GET_PROTOCOLS=eager:4K,rdma, from the environment)" &&
-    echo "$out" | grep -q "shm, ofi  eager \[0, 4096\], rdma \[4097, inf)" &&
+    echo "$out" | grep -q "shm  eager \[0, 4096\], rdma \[4097, inf)" &&
+    echo "$out" | grep -q "ofi  every transfer by packets (eager)" &&
     echo "$out" | grep -q "Put protocols by size in bytes (PAMIR_PUT_PROTOCOLS=eager:16K,rdma, the default)"; then
     pass pamir_info.tables
   else
