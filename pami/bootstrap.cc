@@ -282,14 +282,6 @@ int Bootstrap::fence(bool collect_data) {
   return rc == PMIX_SUCCESS ? 0 : 1;
 }
 
-int Bootstrap::fence_node() {
-  if (!connected_) return 0;
-  std::vector<pmix_proc_t> procs(local_peers_.size());
-  for (size_t i = 0; i < procs.size(); ++i)
-    PMIX_LOAD_PROCID(&procs[i], as_proc(proc_)->nspace, local_peers_[i]);
-  return PMIx_Fence(procs.data(), procs.size(), nullptr, 0) == PMIX_SUCCESS ? 0 : 1;
-}
-
 int Bootstrap::get(uint32_t rank, const char *key, std::vector<uint8_t> &out) {
   if (!connected_) return 1;
   pmix_proc_t who;

@@ -39,9 +39,6 @@ class Bootstrap {
   int put(const char *key, const void *data, size_t len);
   int fence(bool collect_data);
   int get(uint32_t rank, const char *key, std::vector<uint8_t> &out);
-  // A barrier of this node's ranks alone (the shm device's set-up): ranks of other nodes, which may
-  // have no shm device to set up, take no part, so every rank makes the same number of job fences.
-  int fence_node();
   // Ends the whole job (the launcher kills every rank) with the given exit code and message.
   [[noreturn]] void abort(int code, const char *msg);
 

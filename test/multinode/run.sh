@@ -335,7 +335,7 @@ if [[ -n $PREFIX ]]; then
         fi
         # Collectives across hosts: by default one leader per host (the hierarchical algorithms, seen in
         # PAMIR_STATS); and every algorithm forced in turn (coll_sweep) on hosts of unequal share (2 + 1
-        # ranks, which once hung MPI_Init: the shm set-up's fence was the job's) and with ranks dealt
+        # ranks, which once hung MPI_Init: a host of one rank made one PMIx fence fewer) and with ranks dealt
         # round-robin (not node-ordered: a non-commutative allreduce must keep rank order).
         t=$EPOCHREALTIME
         detail=""
