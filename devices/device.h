@@ -86,6 +86,17 @@ class Device {
     key = 0;
     return true;
   }
+  // expose() for memory a recorded pattern sends from at every start (seed 004): registered at the first
+  // call, the registration kept in `hold` (0 before it) and reused until release_held(hold), so a
+  // replay registers nothing. On shm every address is readable: nothing is held.
+  virtual bool expose_held(uint32_t &hold, const void *addr, uint64_t len, uint64_t &remote_addr,
+                           uint64_t &key) noexcept {
+    (void)hold, (void)len;
+    remote_addr = uint64_t(uintptr_t(addr));
+    key = 0;
+    return true;
+  }
+  virtual void release_held(uint32_t hold) noexcept { (void)hold; }
   // Whether a target may read the origin's layout metadata (segments, loops) as well as its data:
   // only where every address is readable. Elsewhere non-contiguous rendezvous go in packets.
   virtual bool reads_layouts() const noexcept { return true; }

@@ -83,6 +83,11 @@ Setting dt_chunk_min{"PAMIR_DT_CHUNK_MIN", "8K", Type::Size,
                      "smaller side) is below this goes through the shared-memory rings, packed and unpacked, "
                      "instead of one cross-memory read of many small pieces (0: always read)",
                      nullptr};
+Setting ofi_dt_chunk_min{"PAMIR_OFI_DT_CHUNK_MIN", "4K", Type::Size,
+                         "PAMIR_DT_CHUNK_MIN for peers reached through ofi: below this average piece a "
+                         "non-contiguous rendezvous goes in packets, packed and unpacked, instead of fabric "
+                         "reads of the common chunks (0: always read)",
+                         nullptr};
 Setting pattern_fifo{"PAMIR_PATTERN_FIFO", "65536", Type::Count,
                      "descriptors in the FIFO that persistent requests record their messages into once and "
                      "replay from at every later start (64 bytes each, allocated at the first record); a "
@@ -126,6 +131,7 @@ std::vector<Setting *> &all() {
                                      &verbose,
                                      &check_signature,
                                      &dt_chunk_min,
+                                     &ofi_dt_chunk_min,
                                      &pattern_fifo,
                                      &direct_put,
                                      &mailbox,

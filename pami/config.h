@@ -60,6 +60,7 @@ extern Setting shm_shared_copy;     // PAMIR_SHM_SHARED_COPY
 extern Setting verbose;             // PAMIR_VERBOSE
 extern Setting check_signature;     // PAMIR_CHECK_SIGNATURE
 extern Setting dt_chunk_min;        // PAMIR_DT_CHUNK_MIN
+extern Setting ofi_dt_chunk_min;    // PAMIR_OFI_DT_CHUNK_MIN
 extern Setting pattern_fifo;        // PAMIR_PATTERN_FIFO
 extern Setting direct_put;          // PAMIR_DIRECT_PUT
 extern Setting mailbox;             // PAMIR_MAILBOX

@@ -76,7 +76,8 @@ int Context::init(std::string &why) {
       shared_copy_ = boot_.local_size() <= usable_cpus();
       break;
   }
-  dt_chunk_min_ = config::dt_chunk_min.number;
+  dt_chunk_min_[unsigned(Path::self)] = dt_chunk_min_[unsigned(Path::shm)] = config::dt_chunk_min.number;
+  dt_chunk_min_[unsigned(Path::ofi)] = config::ofi_dt_chunk_min.number;
 
   // Each peer is reached through one device for the whole job, so per-pair order (and the message
   // numbers tokens name) is what one device gives. The choices are in PAMIR_DEVICE's order.

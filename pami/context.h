@@ -66,6 +66,14 @@ class Context {
     return true;
   }
 
+  // Drops the registration a recorded send kept between its starts (request_release; nothing once the
+  // device is closed, which closed it).
+  void release_held(Request *r) noexcept {
+    if (r->peer_task < peers_.size() && peers_[r->peer_task].dev)
+      peers_[r->peer_task].dev->release_held(r->held);
+    r->held = 0;
+  }
+
   // Starts a send described by r (peer_task, buf, bytes, ctx, source = own rank, tag, sync).
   // It completes through request_complete().
   void start_send(Request *r) { start_send(r, peers_[r->peer_task].table->select(r->bytes)); }
@@ -235,10 +243,12 @@ class Context {
                          uint64_t sync_cookie, uint64_t sig);
   void on_frag(uint32_t src_task, const void *payload, size_t len);
   // Rendezvous (pami/protocols/rendezvous.cc).
-  void on_rts(uint32_t src_task, const RtsHeader &h);
+  void on_rts(uint32_t src_task, const RtsHeader &h, const void *layout, size_t layout_len);
   void on_resend(uint32_t src_task, const ResendHeader &h);
   void on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void *payload, size_t len);
-  void pull(Request *r, uint32_t src_task, const RdvSource &src);
+  // `layout`: the origin's segments and loops where they came in the request-to-send (kLayoutInPacket).
+  void pull(Request *r, uint32_t src_task, const RdvSource &src, const void *layout = nullptr,
+            size_t layout_len = 0);
   void pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref);
   void help(Request *r);
   void check_rdv_sends();
@@ -248,16 +258,21 @@ class Context {
   bool push_packets(dev::Device *d, Request *r, Send &&send);  // pami/protocols/packets.h
   void on_msg_self_typed(const MsgHeader &h, Request *s);
   void fill_typed(Request *r, uint64_t offset, const void *data, size_t len);
-  ssize_t pull_typed(Request *r, uint32_t src_task, const RdvSource &src);
-  void pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src);
+  bool push_rts_typed(dev::Device *d, Request *r, RtsHeader &h);
+  bool expose_send(dev::Device *d, Request *r, const void *addr, uint64_t len, uint64_t &remote_addr,
+                   uint64_t &key);
+  ssize_t pull_typed(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
+                     size_t layout_len);
+  void pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
+                         size_t layout_len);
   void help_typed(Request *r, uint64_t desc);
   void finish_shared(Request *r, uint32_t src_task, uint64_t ack_ref);
   ssize_t read_layout(dev::Device *d, uint32_t task, uint64_t segs, uint64_t nsegs, uint64_t loops,
                       uint64_t nloops, std::vector<dt::Segment> &seg_out, dt::Loop *loop_out);
-  ssize_t origin_cursor(Request *r, uint32_t src_task, const RdvSource &src, dt::Segment &one,
-                        dt::Cursor &out);
+  ssize_t origin_cursor(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
+                        size_t layout_len, dt::Segment &one, dt::Cursor &out);
   ssize_t move_chunks(dev::Device *d, uint32_t task, bool read, uintptr_t local_base, dt::Cursor &local,
-                      uintptr_t remote_base, dt::Cursor &remote, uint64_t len);
+                      uintptr_t remote_base, uint64_t key, dt::Cursor &remote, uint64_t len);
   static void rdv_describe(const Request *r, RdvSource &src);
   // One-sided transfers (pami/protocols/onesided.cc).
   void start_onesided(Request *r, uint64_t remote_addr, bool direct, uint64_t *counts, uint64_t *bytes);
@@ -320,7 +335,8 @@ class Context {
   bool direct_put_ = false;          // PAMIR_DIRECT_PUT
   bool mailbox_ = true;              // PAMIR_MAILBOX
   std::vector<uint32_t> box_peers_;  // peers with messages promised and not yet taken
-  uint64_t dt_chunk_min_ = 0;        // PAMIR_DT_CHUNK_MIN: smaller average pieces go through the rings
+  // PAMIR_DT_CHUNK_MIN, PAMIR_OFI_DT_CHUNK_MIN by the peer's device: smaller average pieces go in packets.
+  uint64_t dt_chunk_min_[unsigned(Path::count_)] = {};
   Matcher matcher_;
   // The receive whose layout the last packet was unpacked into, and where in it: a message's packets
   // arrive in order, so the next one continues there instead of seeking from the start.

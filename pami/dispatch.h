@@ -7,10 +7,11 @@
 namespace pamir {
 
 enum Dispatch : uint16_t {
-  kDispatchMsg = 1,       // first (often only) packet of a point-to-point message: MsgHeader + payload
-  kDispatchFrag = 2,      // a following packet of the same message from the same sender: payload only
-  kDispatchAck = 3,       // a synchronous send was matched: AckHeader
-  kDispatchRts = 4,       // rendezvous request-to-send (seed 001): RtsHeader, no payload
+  kDispatchMsg = 1,   // first (often only) packet of a point-to-point message: MsgHeader + payload
+  kDispatchFrag = 2,  // a following packet of the same message from the same sender: payload only
+  kDispatchAck = 3,   // a synchronous send was matched: AckHeader
+  kDispatchRts =
+      4,  // rendezvous request-to-send (seed 001): RtsHeader; payload: the layout (kLayoutInPacket)
   kDispatchResend = 5,    // the target cannot read the origin's memory: ResendHeader; the origin pushes
   kDispatchRdvData = 6,   // first packet of data pushed after a resend request: RdvDataHeader + payload
   kDispatchPut = 7,       // one-sided put by packets: PutHeader + payload, copied to PutHeader::addr
@@ -44,7 +45,12 @@ constexpr uint64_t kRdvAckBytes = sizeof(uint64_t);
 // Where a rendezvous message's data lies in the origin's memory: `addr`, contiguous when `segs` is 0;
 // else `count` elements `extent` bytes apart of the `nsegs` (offset, length) segments at `segs`, repeated
 // over the `nloops` loops at `loops` (the origin's committed layout, which the target reads before the
-// data: seed 003).
+// data: seed 003). Where the target cannot read the origin's metadata (Device::reads_layouts() false:
+// only exposed data is readable on ofi), `segs` is kLayoutInPacket and the segments, then the loops,
+// are the request-to-send's payload; `addr` is then where the element at offset 0 would be read, so
+// that `addr` + a segment's offset is readable for every segment of the message.
+constexpr uint64_t kLayoutInPacket = 1;  // never a segment array's address (they are 8-byte aligned)
+
 struct RdvSource {
   uint64_t addr;     // as Device::expose gave it: the address or the offset the target reads at
   uint64_t ack_ref;  // the origin's acknowledgment slot (Device::ack_alloc)

@@ -220,6 +220,7 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
     else if (d.flags & kDescToken)
       ctx.ready_token(r, clear && (d.flags & kDescFirst));
   } else {
+    r->keep_exposed = true;  // registered once (Device::expose_held), kept until r is released
     ctx.start_send(r, d.protocol);
   }
 }

@@ -4,6 +4,8 @@
 #include <new>
 #include <vector>
 
+#include "pami/context.h"
+
 namespace pamir {
 
 namespace {
@@ -40,6 +42,8 @@ Request *request_alloc(ReqKind kind) {
 void request_release(Request *r) {
   if (r->shared) [[unlikely]]
     return;
+  if (r->held) [[unlikely]]
+    context().release_held(r);
   r->magic = 0;
   Pool &p = pool();
   --p.in_use;

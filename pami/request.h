@@ -53,15 +53,16 @@ struct Request : ListNode {
   uint32_t magic = 0;
   ReqKind kind = ReqKind::send;
   bool complete = false;
-  bool user_freed = false;  // MPI_Request_free on an active request: release at completion
-  bool sync = false;        // synchronous send: completes when the receiver matched it
-  bool acked = false;       // synchronous send: the receiver's match ack has arrived
-  bool posted = false;      // receive: sits in a posted queue
-  bool started = false;     // send: the first packet (with the header) has gone out
-  bool control = false;     // an internal packet (match ack) queued behind a full device
-  bool shared = false;      // the one completed-send request (request_completed_send): never released
-  bool active = false;      // persistent: started, and not yet completed by a Wait or Test
-  bool promised = false;    // receive: a ready token names it (a cancel withdraws it first)
+  bool user_freed = false;    // MPI_Request_free on an active request: release at completion
+  bool sync = false;          // synchronous send: completes when the receiver matched it
+  bool acked = false;         // synchronous send: the receiver's match ack has arrived
+  bool posted = false;        // receive: sits in a posted queue
+  bool started = false;       // send: the first packet (with the header) has gone out
+  bool control = false;       // an internal packet (match ack) queued behind a full device
+  bool shared = false;        // the one completed-send request (request_completed_send): never released
+  bool active = false;        // persistent: started, and not yet completed by a Wait or Test
+  bool promised = false;      // receive: a ready token names it (a cancel withdraws it first)
+  bool keep_exposed = false;  // send of a recorded pattern: its memory stays registered between starts
   Status status;
 
   // Matching (receives) and addressing (sends).
@@ -90,6 +91,7 @@ struct Request : ListNode {
   uint64_t rdv_counter = 0;
   uint64_t rdv_cookie = 0;  // send pushed after a resend request: the target's receive
   uint8_t rdv = 0;          // RdvState (pami/context.h)
+  uint32_t held = 0;        // keep_exposed: the device's registration of the data (Device::expose_held)
   uint64_t ctrl[2] = {};    // control packet queued behind a full device: its header (dispatch in tag)
 
   // Owned by the MPI binding (communicator, datatype, persistent arguments, ...).

@@ -55,6 +55,8 @@ void print_stats(int rank) {
       {"rdv.target_zero", s.rdv_target_zero},
       {"rdv.target_shared", s.rdv_shared},
       {"rdv.origin_helped_bytes", s.rdv_helped_bytes},
+      {"rdv.holds", s.rdv_holds},
+      {"rdv.held_reuses", s.rdv_held_reuses},
       {"dt.chunk_reads", s.dt_chunk_reads},
       {"dt.chunks", s.dt_chunks},
       {"dt.pushed", s.dt_pushed},

@@ -30,6 +30,9 @@ struct Stats {
   uint64_t rdv_target_zero = 0;   // target: counters that reached zero (acknowledgments written)
   uint64_t rdv_shared = 0;        // target: messages it shared the copy of with their origin
   uint64_t rdv_helped_bytes = 0;  // origin: bytes it wrote into its targets' buffers in shared copies
+  // Recorded sends whose data the device registered once and kept (ofi), and starts that reused it.
+  uint64_t rdv_holds = 0;
+  uint64_t rdv_held_reuses = 0;
   // Non-contiguous data (seed 003): rendezvous reads that moved common chunks straight between the two
   // layouts, the chunks, and packets packed straight from a layout or unpacked straight into one.
   uint64_t dt_chunk_reads = 0;

@@ -14,8 +14,9 @@
 //   spends one credit per packet and gets them back piggybacked on the peer's packets, or in a credit
 //   packet (which spends none) once half are owed. However many senders flood one receiver, no packet
 //   ever finds no buffer: at most kCredits packets and two credit packets per peer are in flight.
-// - Rendezvous: expose() registers the origin's buffer for remote reads with the acknowledgment slot it
-//   belongs to (closed when the slot is freed); read_remote() issues fi_read and progresses the
+// - Rendezvous: expose() registers the origin's buffer (a layout's whole span) for remote reads with the
+//   acknowledgment slot it belongs to (closed when the slot is freed); read_remote() issues fi_readmsg
+//   (a few common chunks each) and progresses the
 //   completion queue until the reads are done, keeping any packet that arrives meanwhile for the next
 //   poll(), so packets still reach the context in order. The acknowledgment is a packet that the
 //   origin's poll() applies to its local slot, so ack_counter() means what it means on shm.
@@ -97,8 +98,8 @@ class OfiDevice final : public Device {
   bool try_send_fill(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, size_t payload_len,
                      const Fill &fill) noexcept override;
   unsigned poll() noexcept override;
-  // fi_read of every common chunk of the two lists; returns the bytes read or -errno (-EIO with the
-  // provider's message in last_error() when the fabric failed a read).
+  // Reads every common piece of the two lists, read_group_ pieces per fi_readmsg; returns the bytes
+  // read or -errno (-EIO with the provider's message in last_error() when the fabric failed a read).
   ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
                       unsigned nremote, uint64_t key) noexcept override;
   // Writes are not offered yet (one-sided transfers over ofi go by packets): -ENOTSUP.
@@ -106,7 +107,11 @@ class OfiDevice final : public Device {
                        unsigned nremote, uint64_t key) noexcept override;
   bool expose(uint64_t ack_ref, const void *addr, uint64_t len, uint64_t &remote_addr,
               uint64_t &key) noexcept override;
+  // Only exposed data is readable: the origin sends its layout in the request-to-send.
   bool reads_layouts() const noexcept override { return false; }
+  bool expose_held(uint32_t &hold, const void *addr, uint64_t len, uint64_t &remote_addr,
+                   uint64_t &key) noexcept override;
+  void release_held(uint32_t hold) noexcept override;
   uint64_t ack_alloc(uint64_t expect) noexcept override;
   uint64_t ack_counter(uint64_t ref) const noexcept override { return acks_[ref - 1].counter; }
   int64_t ack_status(uint64_t ref) const noexcept override { return acks_[ref - 1].status; }
@@ -141,11 +146,15 @@ class OfiDevice final : public Device {
     bool reached = false;
     bool owed_listed = false;
   };
+  // A registration for remote reads: an acknowledgment slot's (released with the slot) or a held one.
+  struct Region {
+    struct fid_mr *mr = nullptr;
+    uint64_t addr = 0, len = 0, remote_addr = 0, key = 0;
+  };
   struct AckSlot {
     uint64_t counter = 0;
     int64_t status = 0;
-    struct fid_mr *mr = nullptr;
-    uint64_t mr_addr = 0, mr_len = 0, remote_addr = 0, key = 0;
+    Region region;
     uint32_t next_free = 0;
   };
   struct AckWire {
@@ -153,10 +162,12 @@ class OfiDevice final : public Device {
     int64_t status;
   };
   static constexpr unsigned kNoFdSleepUs = 100;
-  static constexpr unsigned kReadSpins = 256;  // polls for a read's completion before yielding the core
+  static constexpr unsigned kReadSpins = 256;   // polls for a read's completion before yielding the core
+  static constexpr unsigned kMaxReadGroup = 8;  // pieces in one fi_readmsg at most
 
   OfiDevice() = default;
   bool resolve(uint32_t task) noexcept;
+  bool register_region(Region &g, const void *addr, uint64_t len) noexcept;
   Peer &peer(uint32_t task) noexcept;
   template <typename Writer>
   bool post(uint32_t task, uint8_t kind, uint16_t dispatch, uint32_t hdr_len, size_t body, Writer &&write,
@@ -189,6 +200,7 @@ class OfiDevice final : public Device {
   uint64_t mr_mode_ = 0;
   size_t inject_ = 0;
   size_t max_msg_ = 0;
+  unsigned read_group_ = 1;  // pieces per fi_readmsg: the provider's iov and rma_iov limits
   uint64_t next_key_ = 1;
   std::string provider_, domain_name_;
   std::string last_error_;
@@ -207,7 +219,9 @@ class OfiDevice final : public Device {
   std::vector<Peer> peers_;
   std::vector<uint32_t> owed_;  // peers owed credits that a credit packet could not carry yet
   std::vector<AckSlot> acks_;
-  uint32_t free_ack_ = 0;             // index + 1 of the first free slot, 0 when none
+  uint32_t free_ack_ = 0;     // index + 1 of the first free slot, 0 when none
+  std::vector<Region> held_;  // expose_held()'s registrations; a hold is index + 1
+  std::vector<uint32_t> free_held_;
   std::vector<AckWire> acks_unsent_;  // acknowledgments waiting for a credit, with their peers below
   std::vector<uint32_t> acks_unsent_task_;
   std::unique_ptr<uint8_t[]> scratch_;  // an injected packet is put together here

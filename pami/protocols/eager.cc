@@ -75,13 +75,13 @@ bool Context::push(Peer &p, Request *r) {
     RtsHeader h{
         match_bits(r->ctx, r->source, r->tag), r->bytes, {uint64_t(uintptr_t(r->buf)), r->ack_ref}, r->sig};
     h.src.piece = r->bytes;
-    if (r->layout) {
-      rdv_describe(r, h.src);
-    } else if (!d->expose(r->ack_ref, r->buf, r->bytes, h.src.addr, h.src.key)) [[unlikely]] {
-      // The fabric would not register the buffer: the target asks for packets, as for a layout.
-      h.src.piece = 0;
+    if (r->layout) [[unlikely]] {
+      if (!push_rts_typed(d, r, h)) return false;
+    } else {
+      if (!expose_send(d, r, r->buf, r->bytes, h.src.addr, h.src.key)) [[unlikely]]
+        h.src.piece = 0;  // the fabric would not register the buffer: the target asks for packets
+      if (!d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0)) return false;
     }
-    if (!d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0)) return false;
     r->rdv = kRdvWait;
     r->started = true;
     r->offset = r->bytes;
@@ -193,7 +193,7 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
     case kDispatchRts: {
       RtsHeader h;
       std::memcpy(&h, hdr, sizeof h);
-      c->on_rts(src_task, h);
+      c->on_rts(src_task, h, payload, payload_len);
       break;
     }
     case kDispatchResend: {
@@ -340,8 +340,8 @@ void Context::recv_unexpected(Request *r, Unexpected *u) {
   if (u->rts) {
     const uint32_t src_task = u->src_task;
     const RdvSource src = u->rdv;
+    pull(r, src_task, src, u->data, u->received);  // the origin's layout, where it came in the packet
     unexpected_release(u);
-    pull(r, src_task, src);
     return;
   }
   if (u->sync_cookie) send_ack(u->src_task, u->sync_cookie);

@@ -35,7 +35,7 @@ void spin_pause(bool yield) {
 }
 }  // namespace
 
-void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
+void Context::on_rts(uint32_t src_task, const RtsHeader &h, const void *layout, size_t layout_len) {
   ++peers_[src_task].arrived;
   const uint16_t ctx = bits_ctx(h.bits);
   const int32_t src = bits_src(h.bits), tag = bits_tag(h.bits);
@@ -43,17 +43,21 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h) {
     set_recv_status(r, src, tag, h.total);
     if (h.sig) [[unlikely]]
       check_signature(r, h.sig, h.total);
-    pull(r, src_task, h.src);
+    pull(r, src_task, h.src, layout, layout_len);
     return;
   }
-  // Nothing to hold: the data stays with the origin until matched.
-  Unexpected *u = unexpected(h.bits, src_task, h.total, 0, 0, h.sig);
+  // Nothing to hold but the origin's layout where it came along: the data stays with the origin until
+  // matched.
+  Unexpected *u = unexpected(h.bits, src_task, h.total, layout_len, 0, h.sig);
+  if (layout_len) std::memcpy(u->data, layout, layout_len);
+  u->received = layout_len;
   u->rts = true;
   u->rdv = h.src;
   matcher_.add_unexpected(u);
 }
 
-void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
+void Context::pull(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
+                   size_t layout_len) {
   dev::Device *d = peers_[src_task].dev;
   const uint64_t addr = src.addr, ack_ref = src.ack_ref, key = src.key;
   r->peer_task = src_task;
@@ -68,11 +72,11 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
     // the pieces are small, when a process_vm_readv of many small iovecs (each pins its pages anew) loses
     // to the origin packing them into the rings and us unpacking them out (no buffer either way). Two
     // cores sharing the reads move twice as fast, so sharing halves the piece size that pays.
-    // A device that cannot read the origin's layout metadata (ofi: only the exposed data is readable),
-    // or an origin that could not expose its buffer (piece 0), has the origin send packets too.
+    // An origin that could not expose its data (piece 0: the fabric refused, or its layout did not fit
+    // in the request-to-send where the target cannot read it) has the origin send packets too.
     const uint64_t mine = r->layout ? r->layout->average_piece() : r->bytes;
-    if (!d->reads_layouts() || !src.piece ||
-        std::min(mine, src.piece) < (share ? dt_chunk_min_ / 2 : dt_chunk_min_)) {
+    const uint64_t bound = dt_chunk_min_[unsigned(peers_[src_task].path)];
+    if (!src.piece || std::min(mine, src.piece) < (share ? bound / 2 : bound)) {
       ++stats().dt_pushed;
       r->ack_ref = ack_ref;
       ResendHeader h{ack_ref, uint64_t(uintptr_t(r)), 0};
@@ -80,10 +84,10 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src) {
       return;
     }
     if (share) {
-      pull_typed_shared(r, src_task, src);
+      pull_typed_shared(r, src_task, src, layout, layout_len);
       return;
     }
-    got = pull_typed(r, src_task, src);
+    got = pull_typed(r, src_task, src, layout, layout_len);
     done = r->status.bytes - r->rdv_counter;
   } else if (share) {
     pull_shared(r, src_task, addr, ack_ref);
@@ -210,6 +214,17 @@ void Context::on_rdv_data(uint32_t src_task, const RdvDataHeader &h, const void 
   } else {
     finish_recv(r);  // writes the acknowledgment
   }
+}
+
+// Registers a rendezvous send's data for the target's reads: with its acknowledgment slot, or once for
+// all starts of a recorded pattern (seed 004), whose descriptors then replay with no registration.
+bool Context::expose_send(dev::Device *d, Request *r, const void *addr, uint64_t len, uint64_t &remote_addr,
+                          uint64_t &key) {
+  if (!r->keep_exposed) return d->expose(r->ack_ref, addr, len, remote_addr, key);
+  const bool had = r->held != 0;
+  if (!d->expose_held(r->held, addr, len, remote_addr, key)) return false;
+  if (r->held) ++(had ? stats().rdv_held_reuses : stats().rdv_holds);
+  return true;
 }
 
 void Context::check_rdv_sends() {

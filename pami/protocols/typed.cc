@@ -5,7 +5,9 @@
 // - a rendezvous target reads the origin's segments and loops from the origin's memory (their addresses
 //   travel in the request-to-send), walks both layouts together and pulls each common chunk straight from
 //   the origin's memory into its own with one process_vm_readv per batch of chunks, both iovec lists
-//   built from the chunks; from 256 KiB both ends share that work (pull_typed_shared, help_typed); when
+//   built from the chunks (over ofi the segments and loops come in the request-to-send instead, and the
+//   reads go to the span the origin registered once: push_rts_typed); from 256 KiB both ends share that
+//   work on shm (pull_typed_shared, help_typed); when
 //   the pieces are small the target has the origin push the message through the rings instead
 //   (rendezvous.cc decides, by PAMIR_DT_CHUNK_MIN);
 // - a message to self copies the common pieces from one layout to the other.
@@ -53,6 +55,41 @@ void Context::rdv_describe(const Request *r, RdvSource &src) {
   src.extent = r->layout->extent();
   src.count = r->elems;
   src.piece = r->layout->average_piece();
+}
+
+// The request-to-send of a rendezvous with a layout. Where the target reads the origin's metadata
+// itself (shm) it gets the layout's addresses. Elsewhere the origin exposes the whole span its elements
+// touch, once, and sends its segments and loops in the request-to-send's payload; a layout too long for
+// one packet, or a span the fabric will not register, leaves the piece at 0 and the target asks for
+// packets. False when the device has no room for the packet now.
+bool Context::push_rts_typed(dev::Device *d, Request *r, RtsHeader &h) {
+  rdv_describe(r, h.src);
+  if (d->reads_layouts()) return d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0);
+  const dt::Layout &l = *r->layout;
+  const size_t seg_bytes = l.segs.size() * sizeof(dt::Segment),
+               loop_bytes = l.loops.size() * sizeof(dt::Loop);
+  const int64_t last = int64_t(r->elems - 1) * l.extent();
+  const int64_t lo = l.true_lb + std::min<int64_t>(0, last), hi = l.true_ub + std::max<int64_t>(0, last);
+  uint64_t at = 0;
+  // Integer addresses: the base may be MPI_BOTTOM (null) with absolute offsets.
+  const void *span = reinterpret_cast<const void *>(uintptr_t(r->buf) + uintptr_t(lo));
+  if (seg_bytes + loop_bytes > d->max_payload(sizeof h) ||
+      !expose_send(d, r, span, uint64_t(hi - lo), at, h.src.key)) {
+    h.src.piece = 0;
+    return d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0);
+  }
+  h.src.addr = at - uint64_t(lo);
+  h.src.segs = kLayoutInPacket;
+  h.src.loops = 0;
+  auto copy_layout = [](void *arg, void *dst, size_t) {
+    const dt::Layout &l = *static_cast<const dt::Layout *>(arg);
+    const size_t n = l.segs.size() * sizeof(dt::Segment);
+    std::memcpy(dst, l.segs.data(), n);
+    if (!l.loops.empty())
+      std::memcpy(static_cast<char *>(dst) + n, l.loops.data(), l.loops.size() * sizeof(dt::Loop));
+  };
+  const dev::Device::Fill fill{copy_layout, const_cast<dt::Layout *>(&l)};
+  return d->try_send_fill(r->peer_task, kDispatchRts, &h, sizeof h, seg_bytes + loop_bytes, fill);
 }
 
 // push() for a request with a layout: the same packets, their payload packed by the device's fill call.
@@ -127,16 +164,24 @@ ssize_t Context::read_layout(dev::Device *d, uint32_t task, uint64_t segs, uint6
 
 // The cursor over a rendezvous message's data in the origin's memory: its layout, read from it, or its
 // contiguous buffer as the one segment `one`.
-ssize_t Context::origin_cursor(Request *r, uint32_t src_task, const RdvSource &src, dt::Segment &one,
-                               dt::Cursor &out) {
+ssize_t Context::origin_cursor(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
+                               size_t layout_len, dt::Segment &one, dt::Cursor &out) {
   if (!src.segs) {
     one = {0, r->status.sent_bytes};
     out = dt::Cursor(&one, 1, int64_t(one.length), 1);
     return 0;
   }
-  if (ssize_t e = read_layout(peers_[src_task].dev, src_task, src.segs, src.nsegs, src.loops, src.nloops,
-                              origin_segs_, origin_loops_))
+  if (src.segs == kLayoutInPacket) {
+    const uint64_t seg_bytes = src.nsegs * sizeof(dt::Segment);
+    if (src.nloops > dt::kMaxLoops - 1 || !layout || layout_len != seg_bytes + src.nloops * sizeof(dt::Loop))
+      return -EPROTO;
+    if (origin_segs_.size() < src.nsegs) origin_segs_.resize(src.nsegs);
+    std::memcpy(origin_segs_.data(), layout, seg_bytes);
+    std::memcpy(origin_loops_, static_cast<const char *>(layout) + seg_bytes, layout_len - seg_bytes);
+  } else if (ssize_t e = read_layout(peers_[src_task].dev, src_task, src.segs, src.nsegs, src.loops,
+                                     src.nloops, origin_segs_, origin_loops_)) {
     return e;
+  }
   out = dt::Cursor(origin_segs_.data(), src.nsegs, origin_loops_, src.nloops, src.extent, src.count);
   return 0;
 }
@@ -145,7 +190,8 @@ ssize_t Context::origin_cursor(Request *r, uint32_t src_task, const RdvSource &s
 // peer's layout is the source) or write (ours is). Common chunks go in batches of up to kChunkBatch, one
 // process_vm_readv/writev per batch with both iovec lists built from the chunks. Returns 0 or -errno.
 ssize_t Context::move_chunks(dev::Device *d, uint32_t task, bool read, uintptr_t local_base,
-                             dt::Cursor &local, uintptr_t remote_base, dt::Cursor &remote, uint64_t len) {
+                             dt::Cursor &local, uintptr_t remote_base, uint64_t key, dt::Cursor &remote,
+                             uint64_t len) {
   dt::ChunkWalker w(read ? remote : local, read ? local : remote);
   uint64_t moved = 0;
   dt::Chunk ch;
@@ -161,8 +207,8 @@ ssize_t Context::move_chunks(dev::Device *d, uint32_t task, bool read, uintptr_t
     }
     if (n == 0) return -EIO;  // a layout ended before `len` bytes
     const ssize_t got = fault_rdma_read_ && read ? -EFAULT
-                        : read                   ? d->read_remote(task, chunk_local_, n, chunk_remote_, n, 0)
-                               : d->write_remote(task, chunk_local_, n, chunk_remote_, n, 0);
+                        : read ? d->read_remote(task, chunk_local_, n, chunk_remote_, n, key)
+                               : d->write_remote(task, chunk_local_, n, chunk_remote_, n, key);
     ++stats().dt_chunk_reads;
     stats().dt_chunks += n;
     if (got != ssize_t(batch)) return got < 0 ? got : -EIO;
@@ -173,13 +219,14 @@ ssize_t Context::move_chunks(dev::Device *d, uint32_t task, bool read, uintptr_t
 
 // The target's read when either side is not contiguous. Returns 0 with r->rdv_counter at zero, or the
 // -errno of the first failed read with the counter at what is still missing.
-ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src) {
+ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
+                            size_t layout_len) {
   dt::Segment one_s{0, 0}, one_r{0, 0};
   dt::Cursor sc(&one_s, 1, 0, 1);
-  if (ssize_t e = origin_cursor(r, src_task, src, one_s, sc)) return e;
+  if (ssize_t e = origin_cursor(r, src_task, src, layout, layout_len, one_s, sc)) return e;
   dt::Cursor rc = cursor_of(r, one_r);
   const ssize_t e = move_chunks(peers_[src_task].dev, src_task, true, uintptr_t(r->buf), rc,
-                                uintptr_t(src.addr), sc, r->rdv_counter);
+                                uintptr_t(src.addr), src.key, sc, r->rdv_counter);
   if (e == 0) r->rdv_counter = 0;
   return e;
 }
@@ -188,11 +235,12 @@ ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src)
 // its layout in share_desc_ and opens the share with that description's address (flagged); both ends
 // claim ranges of the message's bytes and move each range's common chunks, the target reading, the
 // origin writing.
-void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src) {
+void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
+                                size_t layout_len) {
   dev::Device *d = peers_[src_task].dev;
   dt::Segment one_s{0, 0}, one_r{0, 0};
   dt::Cursor sc(&one_s, 1, 0, 1);
-  if (ssize_t e = origin_cursor(r, src_task, src, one_s, sc)) {
+  if (ssize_t e = origin_cursor(r, src_task, src, layout, layout_len, one_s, sc)) {
     r->status.error = Err::rdma;
     r->status.sys_errno = int32_t(-e);
     d->ack_write(src_task, src.ack_ref, kRdvAckBytes, e);
@@ -225,7 +273,8 @@ void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &
     dt::Cursor s2 = sc, r2 = rc;
     s2.seek(off);
     r2.seek(off);
-    const ssize_t e = move_chunks(d, src_task, true, uintptr_t(r->buf), r2, uintptr_t(src.addr), s2, len);
+    const ssize_t e =
+        move_chunks(d, src_task, true, uintptr_t(r->buf), r2, uintptr_t(src.addr), src.key, s2, len);
     r->rdv_counter = d->share_moved(src_task, src.ack_ref, len, e);
   }
   finish_shared(r, src_task, src.ack_ref);
@@ -252,7 +301,7 @@ void Context::help_typed(Request *r, uint64_t desc_addr) {
     o2.seek(off);
     t2.seek(off);
     const ssize_t e =
-        move_chunks(d, r->peer_task, false, uintptr_t(r->buf), o2, uintptr_t(desc.buf), t2, len);
+        move_chunks(d, r->peer_task, false, uintptr_t(r->buf), o2, uintptr_t(desc.buf), 0, t2, len);
     d->share_moved(self_, r->ack_ref, len, e);
     stats().rdv_helped_bytes += len;
   }

@@ -115,6 +115,30 @@ if has persistent; then
   # The same rules with the direct put on and 256 B messages in the rendezvous range, where replayed
   # pairs whose receive started first put straight into its buffer (test/pami/pattern counts them).
   ok_case persistent.direct_put 0 3 PAMIR_DIRECT_PUT=1 PAMIR_SEND_PROTOCOLS=immediate:64,eager:128,rdma -- persistent
+  # Over ofi a recorded rendezvous send registers its data once and keeps it (Device::expose_held):
+  # 50 starts of 1 MiB from one request, so rank 0 reuses a registration at least 49 times and makes
+  # fewer than one per ten starts; without a FIFO every start registers anew and nothing is held.
+  if [ "$device" = ofi ]; then
+    for fifo in default 0; do
+      name=persistent.holds.fifo_$fifo
+      envs=(PAMIR_STATS=1)
+      [ $fifo = 0 ] && envs+=(PAMIR_PATTERN_FIFO=0)
+      if run $name 0 2 "${envs[@]}" -- persistent; then
+        holds=$(awk '/rank 0 rdv.holds / {print $NF}' "$work/$name.err")
+        reuses=$(awk '/rank 0 rdv.held_reuses / {print $NF}' "$work/$name.err")
+        if [ $fifo = 0 ]; then
+          [ "${holds:-x}" = 0 ] && [ "${reuses:-x}" = 0 ]
+        else
+          [ "${reuses:-0}" -ge 49 ] && [ "${holds:-0}" -ge 1 ] && [ $((holds * 10)) -le "$reuses" ]
+        fi
+        if [ $? = 0 ]; then
+          pass "$name (holds $holds, reuses $reuses)"
+        else
+          fail $name "rank 0 rdv.holds ${holds:-none}, rdv.held_reuses ${reuses:-none}"
+        fi
+      fi
+    done
+  fi
 fi
 # pt2pt_order receives in random order with blocking sends on the other side: it relies on standard sends
 # being buffered, which MPI allows an implementation not to do (a rendezvous send waits for its match), so
@@ -395,11 +419,12 @@ fi
 # dt_types: constructors and random type trees against the naive model of typemap.h, contents, external32,
 # errors. dt_transfer: different layouts on the two sides at every protocol: by default rendezvous of small
 # pieces go through the rings; PAMIR_DT_CHUNK_MIN=0 makes every one read common chunks, also where CMA is
-# refused (the target then asks for packets anyway); a table sends everything above 200 bytes by
-# rendezvous. dt_signature: PAMIR_CHECK_SIGNATURE on every path, and no check without it. dt_coll:
-# collectives between derived and contiguous types leave the gaps alone. dt_zero_copy: no allocation of
-# 64 KiB or more during an 8 MiB transfer, by chunk reads and through the rings, with the counters
-# showing which path moved the data.
+# refused (the target then asks for packets anyway), and PAMIR_OFI_DT_CHUNK_MIN=0 over ofi; a table sends
+# everything above 200 bytes by rendezvous. dt_signature: PAMIR_CHECK_SIGNATURE on every path, and no
+# check without it. dt_coll: collectives between derived and contiguous types leave the gaps alone.
+# dt_zero_copy: no allocation of 64 KiB or more during an 8 MiB transfer, by chunk reads and through the
+# rings, with the counters showing which path moved the data; over ofi too, the reads going to the span
+# the origin registered.
 if has dt_types; then
   ok_case dt_types.np1 0 1 -- dt_types
   [ "$quick" != 1 ] && ok_case dt_types.np2.seed7 0 2 -- dt_types 7
@@ -410,7 +435,7 @@ if has dt_transfer; then
   if [ "$quick" != 1 ]; then
     ok_case dt_transfer.np3 0 3 -- dt_transfer 5
     ok_case dt_transfer.rdv_from_200 0 2 PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma -- dt_transfer 9
-    ok_case dt_transfer.chunk_reads 0 2 PAMIR_DT_CHUNK_MIN=0 PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma -- dt_transfer 15
+    ok_case dt_transfer.chunk_reads 0 2 PAMIR_DT_CHUNK_MIN=0 PAMIR_OFI_DT_CHUNK_MIN=0 PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma -- dt_transfer 15
     ok_case dt_transfer.eager_only 0 2 PAMIR_SEND_PROTOCOLS=eager -- dt_transfer 13
   fi
 fi
@@ -427,34 +452,51 @@ fi
 if has dt_zero_copy && [ "$quick" != 1 ]; then
   # By default these 4 KiB pieces are read as common chunks by both ends (shared: at least half the 8K
   # bound); PAMIR_DT_CHUNK_MIN=64K sends them through the rings, packed and unpacked. Neither allocates.
-  for mode in read push; do
+  # Over ofi nothing is shared (a 4K bound makes the target read), the vector's layout travels in the
+  # request-to-send, and the indexed type's 2048 segments do not fit in one: packets then.
+  for mode in read push indexed-origin; do
     name=dt_zero_copy.$mode
     min=8K
     [ $mode = push ] && min=64K
-    if [ $mode = read ] && ! shm_only "$name"; then continue; fi
-    if run $name 0 2 PAMIR_STATS=1 PAMIR_DT_CHUNK_MIN=$min -- dt_zero_copy; then
+    [ "$device" = ofi ] && [ $mode != push ] && min=4K
+    args=()
+    [ $mode = indexed-origin ] && args=(indexed-origin)
+    if run $name 0 2 PAMIR_STATS=1 PAMIR_DT_CHUNK_MIN=$min PAMIR_OFI_DT_CHUNK_MIN=$min -- dt_zero_copy "${args[@]}"; then
       e="$work/$name.err"
-      if [ $mode = read ]; then
+      reads() {
         grep -Eq "rank 1 dt.chunk_reads [1-9]" "$e" && grep -Eq "rank 0 dt.chunk_reads [1-9]" "$e" &&
-          grep -Eq "rank 1 rdv.target_shared [1-9]" "$e" && grep -Eq "rank 0 rdv.origin_helped_bytes [1-9]" "$e" &&
           [ "$(grep -Ec "rank [01] dt\.(packed|unpacked)_packets 0$" "$e")" = 4 ]
-      else
+      }
+      pushed() {
         grep -Eq "rank 1 dt.pushed [1-9]" "$e" && grep -Eq "rank 0 dt.pushed [1-9]" "$e" &&
           [ "$(grep -Ec "rank [01] dt\.chunk_reads 0$" "$e")" = 2 ]
-      fi
+      }
+      case $mode/$device in
+        read/ofi) reads ;;
+        read/*)
+          reads && grep -Eq "rank 1 rdv.target_shared [1-9]" "$e" &&
+            grep -Eq "rank 0 rdv.origin_helped_bytes [1-9]" "$e"
+          ;;
+        push/*) pushed ;;
+        indexed-origin/ofi) pushed ;;
+        indexed-origin/*) reads ;;
+      esac
       if [ $? = 0 ]; then
         pass "$name ($(tail -1 "$work/$name.out"))"
       else
-        fail $name "counters: $(grep -E 'dt\.' "$e" | tr '\n' '|')"
+        fail $name "counters: $(grep -E 'dt\.|rdv\.(target_shared|origin_helped)' "$e" | tr '\n' '|')"
       fi
     fi
   done
-  # A shared copy between layouts whose reads fail: both ends get MPI_ERR_OTHER, nothing hangs.
-  if shm_only dt_zero_copy.fault && run dt_zero_copy.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_STATS=1 -- dt_zero_copy fault; then
-    if grep -Eq "rank 1 rdv.target_shared [1-9]" "$work/dt_zero_copy.fault.err"; then
+  # A shared copy between layouts (over ofi, the target's chunk reads) whose reads fail: both ends get
+  # MPI_ERR_OTHER, nothing hangs.
+  want="rank 1 rdv.target_shared [1-9]"
+  [ "$device" = ofi ] && want="rank 1 dt.chunk_reads [1-9]"
+  if run dt_zero_copy.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_STATS=1 PAMIR_DT_CHUNK_MIN=4K PAMIR_OFI_DT_CHUNK_MIN=4K -- dt_zero_copy fault; then
+    if grep -Eq "$want" "$work/dt_zero_copy.fault.err"; then
       pass "dt_zero_copy.fault ($(tail -1 "$work/dt_zero_copy.fault.out"))"
     else
-      fail dt_zero_copy.fault "the copy was not shared: $(grep -E 'rdv.target_shared' "$work/dt_zero_copy.fault.err" | tr '\n' '|')"
+      fail dt_zero_copy.fault "not the path under test: $(grep -E 'rdv.target_shared|dt.chunk_reads' "$work/dt_zero_copy.fault.err" | tr '\n' '|')"
     fi
   fi
 fi

@@ -333,6 +333,40 @@ if [[ -n $PREFIX ]]; then
         else
             fail "pamir send tables per device: $detail" "$t" "$(tail -n 20 "$out")"
         fi
+        # Derived datatypes between hosts, one rank on each: every message above 200 bytes by rendezvous,
+        # layouts of pieces from 256 bytes read as common chunks from the span the origin registered (its
+        # layout in the request-to-send), smaller ones in packets; then the 8 MiB vector into an indexed
+        # type at the default bound. dt.chunk_reads counts the reads over the veth.
+        t=$EPOCHREALTIME
+        detail=""
+        for prog in dt_transfer dt_zero_copy; do
+            bg 300 "$LOGDIR/build-p$prog.out" "$PREFIX/bin/mpicc" -o "$MN_RUN/bin/p$prog" "$REPO/test/mpi/$prog.c" ||
+                detail+="build $prog: $(tail -n 3 "$LOGDIR/build-p$prog.out"); "
+        done
+        if [[ -z $detail ]]; then
+            out=$LOGDIR/pamir-dt-transfer.out
+            if bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" PAMIR_STATS=1 \
+                PAMIR_OFI_DT_CHUNK_MIN=256 PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma \
+                "$CLUSTER" srun --chdir=/tmp -N 2 -n 2 --mpi=pmix "$MN_RUN/bin/pdt_transfer" 15; then
+                grep -qE "^pamir stats: rank 1 dt\.chunk_reads [1-9]" "$out" || detail+="dt_transfer: no chunk reads; "
+            else
+                detail+="dt_transfer: $(grep -v '^pamir stats' "$out" | tail -n 3 | tr '\n' '|'); "
+            fi
+            out=$LOGDIR/pamir-dt-zero-copy.out
+            if bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" PAMIR_STATS=1 \
+                "$CLUSTER" srun --chdir=/tmp -N 2 -n 2 --mpi=pmix "$MN_RUN/bin/pdt_zero_copy"; then
+                for r in 0 1; do
+                    grep -qE "^pamir stats: rank $r dt\.chunk_reads [1-9]" "$out" || detail+="dt_zero_copy: rank $r read no chunks; "
+                done
+            else
+                detail+="dt_zero_copy: $(grep -v '^pamir stats' "$out" | tail -n 3 | tr '\n' '|'); "
+            fi
+        fi
+        if [[ -z $detail ]]; then
+            pass "pamir derived datatypes across hosts: common chunks read over ofi, no pack buffer" "$t"
+        else
+            fail "pamir derived datatypes across hosts: $detail" "$t"
+        fi
         # Collectives across hosts: by default one leader per host (the hierarchical algorithms, seen in
         # PAMIR_STATS); and every algorithm forced in turn (coll_sweep) on hosts of unequal share (2 + 1
         # ranks, which once hung MPI_Init: a host of one rank made one PMIx fence fewer) and with ranks dealt
