@@ -24,6 +24,9 @@ struct Sink {
   void (*deliver)(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                   const void *payload, size_t payload_len);
   void *arg;
+  // Where a device that reads asynchronously (start_read) reports that every read of `cookie` is done:
+  // status 0, or -errno. Called from poll(), never from inside another call of the device.
+  void (*read_done)(void *arg, uint64_t cookie, int64_t status) = nullptr;
 };
 
 // A remote memory region a peer may read directly (CMA on shm, registered memory on ofi).
@@ -70,6 +73,17 @@ class Device {
   // (for example -EPERM where cross-memory attach is refused).
   virtual ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
                               const struct iovec *remote, unsigned nremote, uint64_t key) noexcept = 0;
+
+  // read_remote() that returns at once: the reads proceed while the caller goes on, and the sink's
+  // read_done(cookie, status) reports them all done, from a later poll(). False, having started
+  // nothing, where the device reads synchronously only, or has no room for another such read now: the
+  // caller then calls read_remote().
+  virtual bool start_read(uint32_t task, const struct iovec *local, unsigned nlocal,
+                          const struct iovec *remote, unsigned nremote, uint64_t key,
+                          uint64_t cookie) noexcept {
+    (void)task, (void)local, (void)nlocal, (void)remote, (void)nremote, (void)key, (void)cookie;
+    return false;
+  }
 
   // Writes local memory into a peer's memory; the same results as read_remote().
   virtual ssize_t write_remote(uint32_t task, const struct iovec *local, unsigned nlocal,

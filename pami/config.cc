@@ -49,6 +49,12 @@ Setting ofi_provider{"PAMIR_OFI_PROVIDER", "tcp;ofi_rxm", Type::Text,
                      "verbs;ofi_rxm, efa, cxi, psm3 ...); a socket provider is pinned to one interface by "
                      "its own variable (FI_TCP_IFACE for tcp, FI_NET_IFACE for net)",
                      nullptr};
+Setting ofi_ack{"PAMIR_OFI_ACK", "auto", Type::Choice,
+                "how a rendezvous target over ofi acknowledges into its origin's counter: packet (a message "
+                "the origin's poll applies), atomic (a remote fetch-free atomic add into the counter, where "
+                "the provider has FI_ATOMIC), or auto (the one measured faster for the provider: packet on "
+                "every provider measured here)",
+                "auto,packet,atomic"};
 Setting ofi_poll_interval{
     "PAMIR_OFI_POLL_INTERVAL", "256", Type::Count,
     "while the shm device delivers, the fabric (whose every poll is a system call "
@@ -124,6 +130,7 @@ std::vector<Setting *> &all() {
                                      &sleep_max_us,
                                      &device,
                                      &ofi_provider,
+                                     &ofi_ack,
                                      &ofi_poll_interval,
                                      &yield_when_idle,
                                      &shm_cma,

@@ -59,6 +59,7 @@ extern Setting shm_cma;             // PAMIR_SHM_CMA
 extern Setting shm_shared_copy;     // PAMIR_SHM_SHARED_COPY
 extern Setting verbose;             // PAMIR_VERBOSE
 extern Setting check_signature;     // PAMIR_CHECK_SIGNATURE
+extern Setting ofi_ack;             // PAMIR_OFI_ACK
 extern Setting dt_chunk_min;        // PAMIR_DT_CHUNK_MIN
 extern Setting ofi_dt_chunk_min;    // PAMIR_OFI_DT_CHUNK_MIN
 extern Setting pattern_fifo;        // PAMIR_PATTERN_FIFO

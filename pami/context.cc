@@ -175,6 +175,11 @@ int Context::open_shm(std::string &why) {
 int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
   dev::OfiParams p;
   p.provider = config::ofi_provider.value;
+  p.atomic_acks = config::ofi_ack.value == "atomic" ||
+                  (config::ofi_ack.value == "auto" && dev::OfiDevice::atomic_acks_faster(p.provider));
+  p.atomic_acks_forced = config::ofi_ack.value == "atomic";
+  p.atomic_acks_sent = &stats().rdv_atomic_acks;
+  p.fail_reads = fault_rdma_read_;
   // Beside the node segment's name (basename of shm_segment_path), which mpirun's clean-up matches.
   const std::string seg = shm_segment_path(boot_.nspace(), boot_.hostname());
   p.endpoint_name = seg.substr(seg.rfind('/') + 1) + "-ofi-" + std::to_string(self_);
@@ -187,7 +192,7 @@ int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
   p.lookup = [this](uint32_t task, std::vector<uint8_t> &out) {
     return boot_.get(task, dev::OfiDevice::kAddressKey, out);
   };
-  p.sink = dev::Sink{&Context::deliver, this};
+  p.sink = dev::Sink{&Context::deliver, this, &Context::read_done};
   p.fatal = [this](const std::string &msg) {
     std::fprintf(stderr, "Pamir: rank %u on %s: ofi device: %s\n", self_, boot_.hostname().c_str(),
                  msg.c_str());
@@ -270,10 +275,12 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
   unsigned us = sleep_us && sleep_us < sleep_max_us_ ? sleep_us : sleep_max_us_;
   if (!shm_) {
     // The ofi device is not thread-safe, and this thread no longer holds the lock: others nap.
-    if (threaded)
-      usleep(std::min(us, kOfiNapUs));
-    else
+    if (!threaded)
       ofi_->wait(us, done, arg);
+    else if (static_cast<dev::OfiDevice &>(*ofi_).reads_in_flight())
+      sched_yield();  // a read in flight moves only with this process's polls
+    else
+      usleep(std::min(us, kOfiNapUs));
     return;
   }
   // A message in a mailbox shows only in memory, so the sleeper's last check looks there too (tokens
@@ -305,6 +312,10 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
           },
           &b);
       if (by_fabric) ofi.woken_by_fd();
+      return;
+    }
+    if (ofi.reads_in_flight()) {
+      sched_yield();  // the nap would stall a read that only this process's polls move
       return;
     }
     us = std::min(us, kOfiNapUs);

@@ -249,6 +249,7 @@ class Context {
   // `layout`: the origin's segments and loops where they came in the request-to-send (kLayoutInPacket).
   void pull(Request *r, uint32_t src_task, const RdvSource &src, const void *layout = nullptr,
             size_t layout_len = 0);
+  static void read_done(void *arg, uint64_t cookie, int64_t status);  // Sink::read_done
   void pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref);
   void help(Request *r);
   void check_rdv_sends();

@@ -55,6 +55,8 @@ void print_stats(int rank) {
       {"rdv.target_zero", s.rdv_target_zero},
       {"rdv.target_shared", s.rdv_shared},
       {"rdv.origin_helped_bytes", s.rdv_helped_bytes},
+      {"rdv.async_reads", s.rdv_async_reads},
+      {"rdv.atomic_acks", s.rdv_atomic_acks},
       {"rdv.holds", s.rdv_holds},
       {"rdv.held_reuses", s.rdv_held_reuses},
       {"dt.chunk_reads", s.dt_chunk_reads},

@@ -31,6 +31,8 @@ struct Stats {
   uint64_t rdv_shared = 0;        // target: messages it shared the copy of with their origin
   uint64_t rdv_helped_bytes = 0;  // origin: bytes it wrote into its targets' buffers in shared copies
   // Recorded sends whose data the device registered once and kept (ofi), and starts that reused it.
+  uint64_t rdv_async_reads = 0;  // target: rendezvous reads the device did in the background
+  uint64_t rdv_atomic_acks = 0;  // target: acknowledgments written by a remote atomic (PAMIR_OFI_ACK)
   uint64_t rdv_holds = 0;
   uint64_t rdv_held_reuses = 0;
   // Non-contiguous data (seed 003): rendezvous reads that moved common chunks straight between the two

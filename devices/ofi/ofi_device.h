@@ -10,10 +10,12 @@
 //   header length; kind; credits returned), the protocol header and the payload, at most kPacketBytes
 //   in all. Packets up to the provider's inject size go out with fi_inject, larger ones are copied into
 //   one of kSendBuffers pre-allocated buffers and sent with fi_send.
-// - Flow control: receive buffers are pre-posted, kCredits + 2 per peer this device reaches; a sender
-//   spends one credit per packet and gets them back piggybacked on the peer's packets, or in a credit
-//   packet (which spends none) once half are owed. However many senders flood one receiver, no packet
-//   ever finds no buffer: at most kCredits packets and two credit packets per peer are in flight.
+// - Flow control: receive buffers are pre-posted, credits + 2 per peer this device reaches (kCredits,
+//   fewer where the provider's receive queue would not hold that many for every peer, and published
+//   in the business card); a sender spends one credit per packet and gets them back piggybacked on the
+//   peer's packets, or in a credit packet (which spends none) once half are owed. However many senders
+//   flood one receiver, no packet ever finds no buffer: at most its credits and two credit packets per
+//   peer are in flight.
 // - Rendezvous: expose() registers the origin's buffer (a layout's whole span) for remote reads with the
 //   acknowledgment slot it belongs to (closed when the slot is freed); read_remote() issues fi_readmsg
 //   (a few common chunks each) and progresses the
@@ -58,6 +60,12 @@ struct OfiParams {
   std::function<int(const void *, size_t)> publish;
   std::function<int(uint32_t, std::vector<uint8_t> &)> lookup;
   Sink sink{};
+  // Acknowledgments by remote atomic add into the origin's registered counters (FI_ATOMIC asked for);
+  // forced: an error where the provider has none, else packets then. Each one counted here.
+  bool fail_reads = false;  // a test's fault: every start_read() reports failure once done (PAMIR_FAULT)
+  bool atomic_acks = false;
+  bool atomic_acks_forced = false;
+  uint64_t *atomic_acks_sent = nullptr;
   // Called (then abort()) when the device cannot go on: a peer's address cannot be found, the fabric
   // reports an error on a packet. Should end the job with the message.
   std::function<void(const std::string &)> fatal;
@@ -67,7 +75,8 @@ class OfiDevice final : public Device {
  public:
   static constexpr size_t kPacketBytes = 8192;  // wire header + protocol header + payload
   static constexpr uint32_t kMaxHeader = 240;
-  static constexpr unsigned kCredits = 32;      // packets in flight to one peer
+  static constexpr unsigned kCredits = 32;      // packets in flight to one peer, at most
+  static constexpr unsigned kMinCredits = 4;    // and at least: fewer receive buffers are an error
   static constexpr unsigned kSendBuffers = 64;  // fi_send buffers of the whole device
   static constexpr unsigned kAckSlots = 1024;   // rendezvous sends in flight
   static constexpr const char *kAddressKey = "pamir.ofi.addr";
@@ -102,6 +111,10 @@ class OfiDevice final : public Device {
   // read or -errno (-EIO with the provider's message in last_error() when the fabric failed a read).
   ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
                       unsigned nremote, uint64_t key) noexcept override;
+  // The same reads, completing in the background (kAsyncReads at a time): the target of a rendezvous
+  // goes on serving its other peers meanwhile.
+  bool start_read(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                  unsigned nremote, uint64_t key, uint64_t cookie) noexcept override;
   // Writes are not offered yet (one-sided transfers over ofi go by packets): -ENOTSUP.
   ssize_t write_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
                        unsigned nremote, uint64_t key) noexcept override;
@@ -113,7 +126,10 @@ class OfiDevice final : public Device {
                    uint64_t &key) noexcept override;
   void release_held(uint32_t hold) noexcept override;
   uint64_t ack_alloc(uint64_t expect) noexcept override;
-  uint64_t ack_counter(uint64_t ref) const noexcept override { return acks_[ref - 1].counter; }
+  // Atomic: a provider may add into it from outside this thread (PAMIR_OFI_ACK=atomic).
+  uint64_t ack_counter(uint64_t ref) const noexcept override {
+    return __atomic_load_n(&acks_[ref - 1].counter, __ATOMIC_ACQUIRE);
+  }
   int64_t ack_status(uint64_t ref) const noexcept override { return acks_[ref - 1].status; }
   void ack_free(uint64_t ref) noexcept override;
   void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
@@ -124,6 +140,13 @@ class OfiDevice final : public Device {
   // when the provider has none. may_sleep() is the last check before sleeping on it: nothing kept for
   // the next poll(), and fi_trywait() says the descriptor will signal what comes.
   int wait_fd() const noexcept { return wait_fd_; }
+  // Whether acknowledgments by remote atomic measured faster than packets on `provider` (PAMIR_OFI_ACK=auto).
+  static bool atomic_acks_faster(const std::string &provider) noexcept;
+  bool atomic_acks() const noexcept { return ack_mr_ != nullptr; }
+  // start_read()s not yet done: under manual progress only this process's polls move their bytes, so
+  // a caller without the descriptor to sleep on must not nap while there are any.
+  // Relaxed: a sleeping thread asks without the context's lock.
+  unsigned reads_in_flight() const noexcept { return __atomic_load_n(&reads_in_flight_, __ATOMIC_RELAXED); }
   // The environment variable that pins `provider` (a socket provider) to one interface, or nullptr.
   static const char *pin_variable(const std::string &provider) noexcept;
   bool may_sleep() noexcept;
@@ -141,8 +164,10 @@ class OfiDevice final : public Device {
   struct Buf;
   struct Peer {
     uint64_t addr = ~uint64_t(0);  // fi_addr_t, FI_ADDR_NOTAVAIL until resolved
-    unsigned credits = kCredits;   // packets this process may still send the peer
-    unsigned owed = 0;             // packets taken from the peer whose buffers it has not been told of
+    uint64_t ack_base = 0;         // its acknowledgment slots as it registered them (0: no atomics)
+    uint64_t ack_key = 0;
+    unsigned credits = 0;  // packets this process may still send the peer (its card's, at first)
+    unsigned owed = 0;     // packets taken from the peer whose buffers it has not been told of
     bool reached = false;
     bool owed_listed = false;
   };
@@ -164,10 +189,14 @@ class OfiDevice final : public Device {
   static constexpr unsigned kNoFdSleepUs = 100;
   static constexpr unsigned kReadSpins = 256;   // polls for a read's completion before yielding the core
   static constexpr unsigned kMaxReadGroup = 8;  // pieces in one fi_readmsg at most
+  static constexpr unsigned kAsyncReads = 64;   // start_read()s in progress at most
 
   OfiDevice() = default;
   bool resolve(uint32_t task) noexcept;
   bool register_region(Region &g, const void *addr, uint64_t len) noexcept;
+  int issue_reads(Peer &p, Op &op, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                  unsigned nremote, uint64_t key, std::vector<fid_mr *> &mrs, uint64_t &total) noexcept;
+  void read_finished(Op &op) noexcept;
   Peer &peer(uint32_t task) noexcept;
   template <typename Writer>
   bool post(uint32_t task, uint8_t kind, uint16_t dispatch, uint32_t hdr_len, size_t body, Writer &&write,
@@ -190,6 +219,9 @@ class OfiDevice final : public Device {
   struct fid_av *av_ = nullptr;
   struct fid_cq *cq_ = nullptr;
   struct fid_mr *pool_mr_ = nullptr;  // the buffers' registration where the provider wants FI_MR_LOCAL
+  struct fid_mr *ack_mr_ = nullptr;   // the acknowledgment slots', for peers' atomics (PAMIR_OFI_ACK)
+  uint64_t *atomic_acks_sent_ = nullptr;
+  bool fail_reads_ = false;
   void *pool_desc_ = nullptr;
   int wait_fd_ = -1;
   // Wake-ups by the descriptor in a row with no completion read between them: a provider whose
@@ -199,6 +231,7 @@ class OfiDevice final : public Device {
   static constexpr unsigned kFutileLimit = 1024;
   uint64_t mr_mode_ = 0;
   size_t inject_ = 0;
+  unsigned credits_ = kCredits;  // this process's receive buffers per peer, less two (create)
   size_t max_msg_ = 0;
   unsigned read_group_ = 1;  // pieces per fi_readmsg: the provider's iov and rma_iov limits
   uint64_t next_key_ = 1;
@@ -215,6 +248,15 @@ class OfiDevice final : public Device {
   size_t deferred_head_ = 0;
   // A read_remote() in progress: reads outstanding and the first failure.
   std::unique_ptr<Op> read_op_;
+  // start_read()'s ops, and the results of those done, reported by the next poll().
+  std::unique_ptr<Op[]> async_ops_;
+  Op *free_ops_ = nullptr;
+  unsigned reads_in_flight_ = 0;
+  struct ReadDone {
+    uint64_t cookie;
+    int64_t status;
+  };
+  std::vector<ReadDone> reads_done_;
 
   std::vector<Peer> peers_;
   std::vector<uint32_t> owed_;  // peers owed credits that a credit packet could not carry yet

@@ -92,6 +92,16 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src, const vo
   } else if (share) {
     pull_shared(r, src_task, addr, ack_ref);
     return;
+  } else {
+    // Where the device reads in the background (ofi), the receive completes at read_done and this
+    // process goes on serving its other peers meanwhile (PAMIR_FAULT=rdma-read fails them there).
+    struct iovec local = {r->buf, r->rdv_counter};
+    struct iovec remote = {reinterpret_cast<void *>(uintptr_t(addr)), r->rdv_counter};
+    if (d->start_read(src_task, &local, 1, &remote, 1, key, uint64_t(uintptr_t(r)))) {
+      r->ack_ref = ack_ref;
+      ++stats().rdv_async_reads;
+      return;
+    }
   }
   while (r->rdv_counter > 0 && got >= 0) {
     const uint64_t n = std::min(r->rdv_counter, kPullChunk);
@@ -131,6 +141,24 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src, const vo
 // The origin, waiting for its acknowledgment in its own progress, writes chunks into our buffer while we
 // read others, so two cores copy one message. Our counter is what remains of the message, whoever moved
 // the rest; an origin that is busy elsewhere just leaves every chunk to us.
+// Every read of a start_read() is done: the receive completes as a synchronous read's would have.
+void Context::read_done(void *arg, uint64_t cookie, int64_t status) {
+  auto *c = static_cast<Context *>(arg);
+  Request *r = reinterpret_cast<Request *>(uintptr_t(cookie));
+  dev::Device *d = c->peers_[r->peer_task].dev;
+  if (status == 0) {
+    r->rdv_counter = 0;
+    ++stats().rdv_reads;
+    ++stats().rdv_target_zero;
+  } else {
+    r->status.error = Err::rdma;
+    r->status.sys_errno = int32_t(-status);
+  }
+  d->ack_write(r->peer_task, r->ack_ref, kRdvAckBytes, status);
+  r->ack_ref = 0;
+  request_complete(r);
+}
+
 void Context::pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t ack_ref) {
   dev::Device *d = peers_[src_task].dev;
   const uint64_t n = r->rdv_counter;

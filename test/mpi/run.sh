@@ -138,12 +138,36 @@ if has persistent; then
         fi
       fi
     done
+    # PAMIR_OFI_ACK=atomic: every acknowledgment of a read that succeeded is a remote atomic add into
+    # the origin's counter (both providers here have FI_ATOMIC; rxm emulates it over tcp), so rank 1's
+    # atomic acknowledgments are exactly the sends rank 0 saw acknowledged.
+    if run persistent.atomic_acks 0 2 PAMIR_STATS=1 PAMIR_OFI_ACK=atomic -- persistent; then
+      atomic=$(awk '/rank 1 rdv.atomic_acks / {print $NF}' "$work/persistent.atomic_acks.err")
+      acked=$(awk '/rank 0 rdv.origin_acked / {print $NF}' "$work/persistent.atomic_acks.err")
+      if [ "${atomic:-0}" -gt 0 ] && [ "$atomic" = "$acked" ]; then
+        pass "persistent.atomic_acks ($atomic acknowledgments by atomic)"
+      else
+        fail persistent.atomic_acks "rank 1 rdv.atomic_acks ${atomic:-none}, rank 0 rdv.origin_acked ${acked:-none}"
+      fi
+    fi
   fi
 fi
 # pt2pt_order receives in random order with blocking sends on the other side: it relies on standard sends
 # being buffered, which MPI allows an implementation not to do (a rendezvous send waits for its match), so
 # it runs with an eager table; the rendezvous cases below cover ordering of unexpected requests-to-send.
 for np in 2 4; do ok_case "pt2pt_order.np$np" 0 "$np" PAMIR_SEND_PROTOCOLS=immediate:192,eager -- pt2pt_order; done
+# Past the peers that 32 credits each fit for in the provider's receive queue (60 on tcp;ofi_rxm, 30
+# on the shm provider): fewer credits per peer, each process's published in its business card; every
+# pair exchanges messages of every protocol, then all flood rank 0.
+if has many_peers && [ "$quick" != 1 ]; then
+  if [ "$device" = ofi ]; then
+    np=64
+    [ "$provider" = shm ] && np=40
+    ok_case many_peers.np$np 0 $np -- many_peers
+  else
+    echo "SKIP many_peers: it tests the ofi device's credits"
+  fi
+fi
 # Three senders flood a receiver that is not receiving yet: flow control holds back what does not fit,
 # and everything arrives once it receives.
 has flood && ok_case flood.np4 0 4 -- flood
@@ -361,6 +385,22 @@ if has rdv; then
     done
   done
   ok_case rdv.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv fault
+  # Over ofi a contiguous rendezvous reads in the background (start_read) and completes at a later
+  # poll; the shm provider keeps the waiting read (it reports a failed read without its context).
+  if [ "$device" = ofi ] && run rdv.background 0 3 PAMIR_STATS=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
+    e="$work/rdv.background.err"
+    if [ "$provider" = shm ]; then
+      [ "$(grep -Ec "rank [0-2] rdv.async_reads 0$" "$e")" = 3 ] && grep -Eq "rank 1 recv.rdma_reads [1-9]" "$e"
+    else
+      grep -Eq "rank 1 rdv.async_reads [1-9]" "$e" &&
+        [ "$(awk '/rank 1 rdv.async_reads / {a=$NF} /rank 1 recv.rdma_reads / {r=$NF} END {print a == r}' "$e")" = 1 ]
+    fi
+    if [ $? = 0 ]; then
+      pass "rdv.background ($(tail -1 "$work/rdv.background.out"))"
+    else
+      fail rdv.background "counters: $(grep -E 'rank 1 (rdv.async_reads|recv.rdma_reads)' "$e" | tr '\n' '|')"
+    fi
+  fi
   # PAMIR_VERBOSE=1 says which path was chosen and why, on both sides of a refused read.
   if shm_only rdv.verbose && run rdv.verbose 0 2 TEST_REFUSE_CMA=1 PAMIR_VERBOSE=1 PAMIR_SEND_PROTOCOLS=$rdv_table -- rdv; then
     if grep -q "cannot read rank 0's memory (Operation not permitted)" "$work/rdv.verbose.err" &&
@@ -499,6 +539,9 @@ if has dt_zero_copy && [ "$quick" != 1 ]; then
       fail dt_zero_copy.fault "not the path under test: $(grep -E 'rdv.target_shared|dt.chunk_reads' "$work/dt_zero_copy.fault.err" | tr '\n' '|')"
     fi
   fi
+  # With atomic acknowledgments the failure's status still reaches the origin (in a packet).
+  [ "$device" = ofi ] && ok_case dt_zero_copy.fault.atomic_ack 0 2 PAMIR_FAULT=rdma-read PAMIR_OFI_ACK=atomic \
+    PAMIR_DT_CHUNK_MIN=4K PAMIR_OFI_DT_CHUNK_MIN=4K -- dt_zero_copy fault
 fi
 # --- end derived datatypes ---
 

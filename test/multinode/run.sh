@@ -64,6 +64,27 @@ bg() {
     return "$rc"
 }
 
+# Pamir's programs: pamir_build NAME SRC builds SRC with Pamir's mpicc into $MN_RUN/bin/NAME (false,
+# with the reason added to $detail, when the build fails); pamir_srun OUT [VAR=VALUE ...] -- ARGS ...
+# runs srun --mpi=pmix ARGS with Pamir's libraries and the veth pinned, its output in OUT.
+pamir_build() {
+    bg 300 "$LOGDIR/build-$1.out" "$PREFIX/bin/mpicc" -o "$MN_RUN/bin/$1" "$2" && return 0
+    detail+="build $1: $(tail -n 3 "$LOGDIR/build-$1.out" | tr '\n' '|'); "
+    return 1
+}
+
+pamir_srun() {
+    local out=$1 envs=()
+    shift
+    while [[ $1 != -- ]]; do
+        envs+=("$1")
+        shift
+    done
+    shift
+    bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" "${envs[@]}" \
+        "$CLUSTER" srun --chdir=/tmp --mpi=pmix "$@"
+}
+
 stop_child() {
     [[ -n $CHILD ]] || return 0
     kill -TERM "$CHILD" 2>/dev/null || true
@@ -278,9 +299,8 @@ if [[ -n $PREFIX ]]; then
             out=$LOGDIR/pamir-$name.out
             if ! bg 300 "$LOGDIR/build-$name.out" "$cc" -o "$exe" "$src"; then
                 fail "pamir $name: build with $cc" "$t" "$(tail -n 20 "$LOGDIR/build-$name.out")"
-            elif bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
-                TEST_SHARED_DIR="$MN_RUN/shared" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 \
-                "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+            elif pamir_srun "$out" TEST_SHARED_DIR="$MN_RUN/shared" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 \
+                -- -N 2 -n 4 "$exe"; then
                 # Both devices carried messages: shm between the two ranks of a host, ofi between hosts.
                 shm=$(grep -cE '^pamir stats: rank [0-9]+ send\.shm\.[a-z]+ [1-9]' "$out" || true)
                 ofi=$(grep -cE '^pamir stats: rank [0-9]+ send\.ofi\.[a-z]+ [1-9]' "$out" || true)
@@ -301,8 +321,7 @@ if [[ -n $PREFIX ]]; then
         out=$LOGDIR/pamir-device-shm.out
         exe=$MN_RUN/bin/pamir-$(basename "${PROGRAMS[0]%.*}")
         if [[ ${#PROGRAMS[@]} -gt 0 && -x $exe ]]; then
-            if bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" PAMIR_DEVICE=shm FI_TCP_IFACE="$MN_IF" \
-                "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+            if pamir_srun "$out" PAMIR_DEVICE=shm -- -N 2 -n 4 "$exe"; then
                 fail "pamir PAMIR_DEVICE=shm across hosts: the job ran" "$t" "$(tail -n 10 "$out")"
             elif grep -q 'PAMIR_DEVICE=shm, but rank [0-9]* is on another node' "$out"; then
                 pass "pamir PAMIR_DEVICE=shm across hosts: MPI_Init refuses, naming a remote rank" "$t"
@@ -314,12 +333,10 @@ if [[ -n $PREFIX ]]; then
         # the other host tcp;ofi_rxm's (pami/send_tables.cc), the same sizes taking different protocols.
         t=$EPOCHREALTIME
         out=$LOGDIR/pamir-tables.out
-        exe=$MN_RUN/bin/pmn_tables
         detail=""
-        if ! bg 300 "$LOGDIR/build-pmn_tables.out" "$PREFIX/bin/mpicc" -o "$exe" "$HERE/mn_tables.c"; then
-            detail="build with $PREFIX/bin/mpicc: $(tail -n 5 "$LOGDIR/build-pmn_tables.out")"
-        elif ! bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
-            PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$exe"; then
+        if ! pamir_build pmn_tables "$HERE/mn_tables.c"; then
+            :
+        elif ! pamir_srun "$out" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 -- -N 2 -n 4 "$MN_RUN/bin/pmn_tables"; then
             detail="srun exit $?: $(grep -v '^pamir stats' "$out" | tail -n 5)"
         else
             for want in "send.shm.eager 2 messages 51200 bytes" "send.shm.rdma 0 messages 0 bytes" \
@@ -339,22 +356,17 @@ if [[ -n $PREFIX ]]; then
         # type at the default bound. dt.chunk_reads counts the reads over the veth.
         t=$EPOCHREALTIME
         detail=""
-        for prog in dt_transfer dt_zero_copy; do
-            bg 300 "$LOGDIR/build-p$prog.out" "$PREFIX/bin/mpicc" -o "$MN_RUN/bin/p$prog" "$REPO/test/mpi/$prog.c" ||
-                detail+="build $prog: $(tail -n 3 "$LOGDIR/build-p$prog.out"); "
-        done
+        for prog in dt_transfer dt_zero_copy; do pamir_build "p$prog" "$REPO/test/mpi/$prog.c"; done
         if [[ -z $detail ]]; then
             out=$LOGDIR/pamir-dt-transfer.out
-            if bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" PAMIR_STATS=1 \
-                PAMIR_OFI_DT_CHUNK_MIN=256 PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma \
-                "$CLUSTER" srun --chdir=/tmp -N 2 -n 2 --mpi=pmix "$MN_RUN/bin/pdt_transfer" 15; then
+            if pamir_srun "$out" PAMIR_STATS=1 PAMIR_OFI_DT_CHUNK_MIN=256 \
+                PAMIR_SEND_PROTOCOLS=immediate:100,eager:200,rdma -- -N 2 -n 2 "$MN_RUN/bin/pdt_transfer" 15; then
                 grep -qE "^pamir stats: rank 1 dt\.chunk_reads [1-9]" "$out" || detail+="dt_transfer: no chunk reads; "
             else
                 detail+="dt_transfer: $(grep -v '^pamir stats' "$out" | tail -n 3 | tr '\n' '|'); "
             fi
             out=$LOGDIR/pamir-dt-zero-copy.out
-            if bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" PAMIR_STATS=1 \
-                "$CLUSTER" srun --chdir=/tmp -N 2 -n 2 --mpi=pmix "$MN_RUN/bin/pdt_zero_copy"; then
+            if pamir_srun "$out" PAMIR_STATS=1 -- -N 2 -n 2 "$MN_RUN/bin/pdt_zero_copy"; then
                 for r in 0 1; do
                     grep -qE "^pamir stats: rank $r dt\.chunk_reads [1-9]" "$out" || detail+="dt_zero_copy: rank $r read no chunks; "
                 done
@@ -373,14 +385,10 @@ if [[ -n $PREFIX ]]; then
         # round-robin (not node-ordered: a non-commutative allreduce must keep rank order).
         t=$EPOCHREALTIME
         detail=""
-        for prog in coll_basic coll_sweep; do
-            bg 300 "$LOGDIR/build-p$prog.out" "$PREFIX/bin/mpicc" -o "$MN_RUN/bin/p$prog" "$REPO/test/mpi/$prog.c" ||
-                detail+="build $prog: $(tail -n 3 "$LOGDIR/build-p$prog.out"); "
-        done
+        for prog in coll_basic coll_sweep; do pamir_build "p$prog" "$REPO/test/mpi/$prog.c"; done
         if [[ -z $detail ]]; then
             out=$LOGDIR/pamir-coll-default.out
-            if bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" PAMIR_STATS=1 \
-                "$CLUSTER" srun --chdir=/tmp -N 2 -n 4 --mpi=pmix "$MN_RUN/bin/pcoll_basic"; then
+            if pamir_srun "$out" PAMIR_STATS=1 -- -N 2 -n 4 "$MN_RUN/bin/pcoll_basic"; then
                 for c in barrier bcast allreduce; do
                     grep -qE "^pamir stats: rank 0 coll\.$c\.hierarchical [1-9]" "$out" || detail+="$c not hierarchical; "
                 done
@@ -389,9 +397,9 @@ if [[ -n $PREFIX ]]; then
             fi
             for spec in "-n 3" "-n 4 -m cyclic"; do
                 out=$LOGDIR/pamir-coll-sweep${spec// /}.out
-                bg "$PAMIR_TIMEOUT" "$out" env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
-                    TEST_SHARED_DIR="$MN_RUN/shared" "$CLUSTER" srun --chdir=/tmp -N 2 $spec --mpi=pmix \
-                    "$MN_RUN/bin/pcoll_sweep" || detail+="coll_sweep $spec: $(grep -v '^PASS' "$out" | tail -n 3 | tr '\n' '|'); "
+                # shellcheck disable=SC2086 # $spec is two or four words
+                pamir_srun "$out" TEST_SHARED_DIR="$MN_RUN/shared" -- -N 2 $spec "$MN_RUN/bin/pcoll_sweep" ||
+                    detail+="coll_sweep $spec: $(grep -v '^PASS' "$out" | tail -n 3 | tr '\n' '|'); "
             done
         fi
         if [[ -z $detail ]]; then
@@ -406,9 +414,7 @@ if [[ -n $PREFIX ]]; then
         out=$LOGDIR/pamir-kill.out
         exe=$MN_RUN/bin/pmn_allreduce
         detail=""
-        if ! bg 300 "$LOGDIR/build-pmn_allreduce.out" "$PREFIX/bin/mpicc" -o "$exe" "$HERE/mn_allreduce.c"; then
-            detail="build with $PREFIX/bin/mpicc: $(tail -n 5 "$LOGDIR/build-pmn_allreduce.out")"
-        else
+        if pamir_build pmn_allreduce "$HERE/mn_allreduce.c"; then
             kill_on_h2 "$out" pmn_allreduce env LD_LIBRARY_PATH="$PAMIR_LIB" FI_TCP_IFACE="$MN_IF" \
                 PAMIR_OFI_PROVIDER='tcp;ofi_rxm' "$CLUSTER" srun --chdir=/tmp --kill-on-bad-exit=0 -N 2 -n 4 \
                 --mpi=pmix "$exe" --hang 60
