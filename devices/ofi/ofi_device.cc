@@ -317,7 +317,9 @@ std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &wh
   d->free_ack_ = 1;
   CardHeader card{0, 0, d->credits_, 0};
   if (atomics) {
-    // Peers add into the counters in place: the slots' memory is registered for remote writes.
+    // Peers add into the counters in place: the slots' memory is registered for remote writes. A
+    // provider that lists FI_ATOMIC but has no 64-bit sum, or will not register them (net here), takes
+    // packets; where the user asked for atomics that is an error naming the variable.
     struct fi_atomic_attr aattr = {};
     if ((rc = fi_query_atomic(d->domain_, FI_UINT64, FI_SUM, &aattr, 0)) ||
         (rc = fi_mr_reg(d->domain_, d->acks_.data(), kAckSlots * sizeof(AckSlot),
@@ -325,12 +327,20 @@ std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &wh
                         (d->mr_mode_ & FI_MR_PROV_KEY) ? 0 : d->next_key_++, 0, &d->ack_mr_, nullptr)) ||
         ((d->mr_mode_ & FI_MR_ENDPOINT) &&
          ((rc = fi_mr_bind(d->ack_mr_, &d->ep_->fid, 0)) || (rc = fi_mr_enable(d->ack_mr_))))) {
-      why = d->fi_error((where + ": registering the acknowledgment counters for atomics").c_str(), rc);
-      return nullptr;
+      if (p.atomic_acks_forced) {
+        why = d->fi_error(("PAMIR_OFI_ACK=atomic: " + where +
+                           " cannot take atomic acknowledgments (a 64-bit sum into registered memory)")
+                              .c_str(),
+                          rc);
+        return nullptr;
+      }
+      if (d->ack_mr_) fi_close(&d->ack_mr_->fid);
+      d->ack_mr_ = nullptr;
+    } else {
+      card.ack_base = (d->mr_mode_ & FI_MR_VIRT_ADDR) ? uint64_t(uintptr_t(d->acks_.data())) : 0;
+      card.ack_key = fi_mr_key(d->ack_mr_);
+      d->atomic_acks_sent_ = p.atomic_acks_sent;
     }
-    card.ack_base = (d->mr_mode_ & FI_MR_VIRT_ADDR) ? uint64_t(uintptr_t(d->acks_.data())) : 0;
-    card.ack_key = fi_mr_key(d->ack_mr_);
-    d->atomic_acks_sent_ = p.atomic_acks_sent;
   }
   d->acks_unsent_.reserve(kAckSlots);
   d->acks_unsent_task_.reserve(kAckSlots);
