@@ -150,6 +150,11 @@ std::string OfiDevice::describe(const std::string &provider) {
     }
     out = provider + " offered, inject " + std::to_string(list->tx_attr->inject_size) + " B, domains:";
     for (const std::string &d : domains) out += " " + d;
+    // How many peers its receive queue serves: the limit a job of many ranks meets at MPI_Init (create).
+    const size_t rx = list->rx_attr->size ? list->rx_attr->size : 1024;
+    out += "; receive queue " + std::to_string(rx) + ": " + std::to_string(kCredits) +
+           " credits a peer for up to " + std::to_string(rx / (kCredits + 2)) + " peers, " +
+           std::to_string(kMinCredits) + " for up to " + std::to_string(rx / (kMinCredits + 2));
     lib->freeinfo(list);
   }
   lib->freeinfo(hints);

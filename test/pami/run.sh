@@ -99,12 +99,12 @@ else
 fi
 
 # pamir_info says which peers each device reaches under PAMIR_DEVICE, and what libfabric offers of the
-# ofi device's provider (or which providers it has instead).
+# ofi device's provider (or which providers it has instead), with the peers its receive queue serves.
 if [ -x "$INFO" ]; then
   out=$(env PAMIR_DEVICE=ofi FI_TCP_IFACE=lo "$INFO" 2>&1)
   bad=$(env PAMIR_OFI_PROVIDER=no-such-provider FI_TCP_IFACE=lo "$INFO" 2>&1)
   if echo "$out" | grep -q "used for every peer (PAMIR_DEVICE=ofi)" &&
-    echo "$out" | grep -q "PAMIR_OFI_PROVIDER=tcp;ofi_rxm: tcp;ofi_rxm offered, inject [0-9]* B, domains: lo" &&
+    echo "$out" | grep -q "PAMIR_OFI_PROVIDER=tcp;ofi_rxm: tcp;ofi_rxm offered, inject [0-9]* B, domains: lo; receive queue [0-9]*: 32 credits a peer for up to [0-9]* peers, 4 for up to [0-9]*" &&
     echo "$bad" | grep -q "no-such-provider is not offered here.*providers that do: .*tcp;ofi_rxm"; then
     pass pamir_info.devices
   else
