@@ -7,11 +7,10 @@
 namespace pamir {
 
 enum Dispatch : uint16_t {
-  kDispatchMsg = 1,   // first (often only) packet of a point-to-point message: MsgHeader + payload
-  kDispatchFrag = 2,  // a following packet of the same message from the same sender: payload only
-  kDispatchAck = 3,   // a synchronous send was matched: AckHeader
-  kDispatchRts =
-      4,  // rendezvous request-to-send (seed 001): RtsHeader; payload: the layout (kLayoutInPacket)
+  kDispatchMsg = 1,       // first (often only) packet of a point-to-point message: MsgHeader + payload
+  kDispatchFrag = 2,      // a following packet of the same message from the same sender: payload only
+  kDispatchAck = 3,       // a synchronous send was matched: AckHeader
+  kDispatchRts = 4,       // rendezvous request-to-send (seed 001): RtsHeader (+ layout: kLayoutInPacket)
   kDispatchResend = 5,    // the target cannot read the origin's memory: ResendHeader; the origin pushes
   kDispatchRdvData = 6,   // first packet of data pushed after a resend request: RdvDataHeader + payload
   kDispatchPut = 7,       // one-sided put by packets: PutHeader + payload, copied to PutHeader::addr
