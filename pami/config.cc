@@ -58,8 +58,9 @@ Setting ofi_ack{"PAMIR_OFI_ACK", "auto", Type::Choice,
 Setting ofi_poll_interval{
     "PAMIR_OFI_POLL_INTERVAL", "256", Type::Count,
     "while the shm device delivers, the fabric (whose every poll is a system call "
-    "with the tcp provider) is polled once per this many progress passes, so latency "
-    "inside a node does not pay for it; with shm quiet, or when blocked calls yield the "
+    "with the tcp provider) is polled once per this many progress passes at least, so "
+    "latency inside a node does not pay for it, and less often (up to 65536) while its "
+    "polls cost over 1/20 of the time between them; with shm quiet, or when blocked calls yield the "
     "core (PAMIR_YIELD_WHEN_IDLE), it is polled every pass (1: always every pass)",
     nullptr};
 Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,

@@ -63,6 +63,7 @@ int Context::init(std::string &why) {
   // traffic that many switches (measured: 8-byte allreduce over 2 emulated hosts x 2 ranks on 2 cores,
   // 80-134 us skipping, 40 us polling every pass).
   ofi_interval_ = yield_ ? 1 : unsigned(config::ofi_poll_interval.number);  // 1 to 2^20, checked when read
+  ofi_interval_min_ = ofi_interval_;
   // A shared copy needs the sender on a core of its own: oversubscribed, the receiver would wait for a
   // chunk its descheduled sender claimed. The choices are in PAMIR_SHM_SHARED_COPY's order, as above.
   switch (config::shm_shared_copy.number) {
@@ -232,6 +233,36 @@ void Context::finalize() {
 const char *Context::device_name(uint32_t task) const {
   if (task == self_) return "self";
   return peers_[task].dev ? peers_[task].dev->name() : "none";
+}
+
+namespace {
+uint64_t now_ns() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+}  // namespace
+
+void Context::poll_ofi_timed() {
+  const uint64_t start = now_ns();
+  ofi_->poll();
+  const uint64_t end = now_ns();
+  if (ofi_last_end_ns_) {
+    // A flood arrives in bursts: one poll copies a batch out of the sockets, the next finds nothing.
+    // The average of the last several costs, not the last one, decides, or the interval would halve
+    // after every empty poll and the expensive ones would come back at the short interval.
+    ofi_poll_cost_ns_ = (ofi_poll_cost_ns_ * 7 + (end - start)) / 8;
+    const uint64_t gap = start - ofi_last_end_ns_;
+    if (ofi_poll_cost_ns_ * kOfiPollShare > gap) {
+      if (ofi_interval_ < kOfiMaxInterval) {
+        ofi_interval_ *= 2;
+        stats().ofi_interval_max = std::max<uint64_t>(stats().ofi_interval_max, ofi_interval_);
+      }
+    } else if (ofi_poll_cost_ns_ * kOfiPollShare * 4 < gap && ofi_interval_ > ofi_interval_min_) {
+      ofi_interval_ = std::max(ofi_interval_ / 2, ofi_interval_min_);
+    }
+  }
+  ofi_last_end_ns_ = end;
 }
 
 void Context::relax() {

@@ -163,17 +163,31 @@ class Context {
   // the fabric waits ofi_interval_ passes between polls; once shm is quiet it is polled every pass, so
   // a rank that waits for the fabric after shm traffic (a collective between hosts) waits only those
   // few passes. A fabric poll handles at most one batch of completions.
+  //
+  // The interval in passes says nothing of time: a poll that finds a flood to copy out of its sockets
+  // costs microseconds, and at 256 passes of a ping-pong it took half of the shm latency. So while shm
+  // is busy each poll is timed, and the interval doubles while polls cost on average more than
+  // 1/kOfiPollShare of the time between them, halving back (never below PAMIR_OFI_POLL_INTERVAL) once they
+  // cost under a quarter of that: the fabric is polled as often as it is cheap to, whatever the provider.
   static constexpr unsigned kShmBusyPasses = 64;
+  static constexpr uint64_t kOfiPollShare = 20;
+  static constexpr unsigned kOfiMaxInterval = 1u << 16;
   void poll_ofi_beside_shm(unsigned shm_got) {
     if (shm_got) shm_recent_ = kShmBusyPasses;
     if (shm_recent_) {
       --shm_recent_;
       if (++ofi_skipped_ < ofi_interval_) return;
+      ofi_skipped_ = 0;
+      if (ofi_interval_min_ > 1) {
+        poll_ofi_timed();
+        return;
+      }
     }
     ofi_skipped_ = 0;
     ofi_->poll();
+    ofi_last_end_ns_ = 0;  // a quiet-shm poll: the next busy one starts a new measurement
   }
-
+  void poll_ofi_timed();
   // Advances until done() holds: spins a little, then sleeps on the doorbell, dropping the library
   // lock while it sleeps, for up to sleep_us at a time (0: PAMIR_SLEEP_MAX_US).
   template <typename Pred>
@@ -381,9 +395,12 @@ class Context {
   // between polls, since the peer it waits for may need this very core to make the progress awaited.
   bool yield_ = false;
   unsigned sleep_max_us_ = 10000;
-  unsigned ofi_interval_ = 256;  // PAMIR_OFI_POLL_INTERVAL
-  unsigned shm_recent_ = 0;      // passes left before shm counts as quiet
-  unsigned ofi_skipped_ = 0;     // passes since the fabric was last polled while shm was busy
+  unsigned ofi_interval_ = 256;      // passes between fabric polls while shm is busy (poll_ofi_timed)
+  unsigned shm_recent_ = 0;          // passes left before shm counts as quiet
+  unsigned ofi_skipped_ = 0;         // passes since the fabric was last polled while shm was busy
+  unsigned ofi_interval_min_ = 256;  // PAMIR_OFI_POLL_INTERVAL: where ofi_interval_ starts and stops
+  uint64_t ofi_last_end_ns_ = 0;     // when the last poll while shm was busy returned (0: none)
+  uint64_t ofi_poll_cost_ns_ = 0;    // the recent polls' average cost (poll_ofi_timed)
   // Longest sleep where ofi traffic cannot wake the sleeper (threaded runs, or a provider without a
   // descriptor to poll() beside the shm eventfd).
   static constexpr unsigned kOfiNapUs = 200;

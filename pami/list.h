@@ -26,7 +26,9 @@ class List {
     head_.prev->next = n;
     head_.prev = n;
   }
-  void remove(T *item) {
+  void remove(T *item) { unlink(item); }
+  // Removes item from whichever list holds it: a node needs no list to leave it.
+  static void unlink(T *item) {
     ListNode *n = item;
     n->prev->next = n->next;
     n->next->prev = n->prev;

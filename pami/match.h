@@ -1,8 +1,12 @@
-// The one matcher every device uses: per context id, a queue of posted receives and a queue of
-// unexpected messages, both in arrival order. An arriving message takes the first posted receive that
-// accepts it; a new receive takes the first unexpected message it accepts. Keeping one queue per
-// context (not per source) is what keeps MPI's non-overtaking rule with wildcards; in-order traffic
-// matches at the head, so the common case is O(1).
+// The one matcher every device uses. Per context id, each source has a bin: its posted receives and its
+// unexpected messages, each in order; receives for MPI_ANY_SOURCE wait in a queue of their own. Every
+// receive is numbered as it is posted and every message as it arrives, so an arriving message takes
+// the earlier of the first receive of its source's bin and the first wildcard receive that accept it,
+// and a wildcard receive takes the earliest accepting message among the bins that hold any: MPI's
+// non-overtaking rule, with wildcards. A receive naming its source looks only at that source's
+// messages, so a flood of unexpected messages from one peer costs nothing to the receives from
+// another (one queue per context made every such receive walk the flood). In-order traffic matches
+// at the head of its bin: O(1).
 //
 // Match bits on the wire (64 bits, so the ofi device can carry them as tagged-message tags):
 //   bits 63..48  context id (16)   even: point-to-point context, odd: the collective context
@@ -12,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "pami/dispatch.h"
 #include "pami/list.h"
@@ -53,6 +58,7 @@ struct Unexpected : ListNode {
   Request *claimed;  // a receive that matched it before all of it arrived
   bool probed_out;   // taken by MPI_Mprobe: no longer in the queue
   bool rts = false;  // a rendezvous request-to-send: no data here, it is pulled once matched
+  uint64_t seq = 0;  // its place in its context's arrival order (Matcher::add_unexpected)
   RdvSource rdv{};
   uint64_t sig = 0;  // hash of the message's type signature (0: not checked)
   alignas(16) uint8_t inline_data[kInline];
@@ -82,11 +88,26 @@ class Matcher {
   size_t unexpected_count() const { return unexpected_; }
 
  private:
-  struct Queues {
+  // One source's receives and messages within a context. On the context's list of bins with
+  // messages while it has any, so a wildcard receive visits only those.
+  struct Bin : ListNode {
     List<Request> posted;
     List<Unexpected> unexpected;
   };
+  struct Queues {
+    List<Request> posted_any;          // MPI_ANY_SOURCE receives
+    std::vector<Bin *> bins;           // by source rank, grown to the largest seen
+    List<Bin> holding;                 // bins whose unexpected list is not empty
+    uint64_t posts = 0, arrivals = 0;  // the numbers of match_seq and Unexpected::seq
+    ~Queues();
+  };
   Queues &queues(uint16_t ctx);
+  static Bin *bin_if(Queues &q, int32_t src) {
+    return size_t(src) < q.bins.size() ? q.bins[size_t(src)] : nullptr;
+  }
+  static Bin &bin(Queues &q, int32_t src);
+  // The receive an arriving message from src with tag would take, left in its queue.
+  static Request *first_posted(Queues &q, int32_t src, int32_t tag);
   std::unique_ptr<Queues *[]> by_ctx_;
   size_t posted_ = 0, unexpected_ = 0;
 };

@@ -70,6 +70,7 @@ struct Request : ListNode {
   int32_t source = 0;  // receive: rank or any-source (-1); send: own rank in the communicator
   int32_t tag = 0;     // receive: tag or any-tag (-2)
   uint32_t peer_task = 0;
+  uint64_t match_seq = 0;  // receive: its place in its context's post order (Matcher::post)
 
   // Buffer: contiguous bytes, or with `layout` set, `elems` elements of that layout from `buf` (seed 003;
   // `bytes` is then their data bytes, and the layout must outlive the operation).

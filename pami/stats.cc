@@ -47,6 +47,7 @@ void print_stats(int rank) {
       {"recv.unexpected", s.unexpected},
       {"send.queued", s.send_queued},
       {"wait.sleeps", s.sleeps},
+      {"ofi.poll_interval_max", s.ofi_interval_max},
       {"recv.rdma_reads", s.rdv_reads},
       {"recv.rdma_resends", s.rdv_resends},
       {"rdv.origin_armed_bytes", s.rdv_origin_armed},

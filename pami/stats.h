@@ -21,6 +21,9 @@ struct Stats {
   uint64_t unexpected = 0;   // messages that arrived before their receive
   uint64_t send_queued = 0;  // sends that found the device full and waited
   uint64_t sleeps = 0;       // times a blocked call slept on its doorbell
+  // The largest number of passes between fabric polls while shm was busy (Context::poll_ofi_timed):
+  // above PAMIR_OFI_POLL_INTERVAL when polls cost more than their share of the time.
+  uint64_t ofi_interval_max = 0;
   uint64_t rdv_reads = 0;    // rendezvous messages this rank read from their origin
   uint64_t rdv_resends = 0;  // rendezvous messages it could not read and had pushed instead
   // The acknowledgment counters of seed 001, summed so tests can check every arming and every zero.

@@ -102,3 +102,137 @@ TEST(Requests, ReleasedRequestLosesItsMagic) {
   EXPECT_NE(r->magic, kRequestMagic);
   EXPECT_EQ(requests_in_use(), before);
 }
+
+TEST(Matcher, ReceiveNamingItsSourceSkipsAnotherSourcesFlood) {
+  Matcher m;
+  std::vector<Unexpected *> flood;
+  for (int i = 0; i < 10000; ++i) {
+    flood.push_back(arrival(6, 2, 1));
+    m.add_unexpected(flood.back());
+  }
+  Unexpected *mine = arrival(6, 1, 1);
+  m.add_unexpected(mine);
+  EXPECT_EQ(m.find_unexpected(6, 1, 1, true), mine);
+  EXPECT_EQ(m.find_unexpected(6, 1, 1, true), nullptr);
+  EXPECT_EQ(m.find_unexpected(6, kAnySource, 1, true), flood[0]);  // the wildcard still sees them
+  EXPECT_EQ(m.unexpected_count(), flood.size() - 1);
+  for (size_t i = 1; i < flood.size(); ++i) EXPECT_EQ(m.find_unexpected(6, 2, kAnyTag, true), flood[i]);
+  for (Unexpected *u : flood) unexpected_release(u);
+  unexpected_release(mine);
+}
+
+TEST(Matcher, SpecificReceivePostedBeforeAWildcardWins) {
+  Matcher m;
+  Request *exact = recv(3, 1, 4), *any = recv(3, kAnySource, 4);
+  m.post(exact);
+  m.post(any);
+  EXPECT_TRUE(m.first_for(exact, 1, 4));
+  EXPECT_FALSE(m.first_for(any, 1, 4));
+  EXPECT_TRUE(m.first_for(any, 0, 4));  // another source's message would take the wildcard
+  EXPECT_EQ(m.take_posted(3, 1, 4), exact);
+  EXPECT_TRUE(m.unpost(any));
+  EXPECT_EQ(m.take_posted(3, 1, 4), nullptr);
+  request_release(exact);
+  request_release(any);
+}
+
+// Random posts, arrivals, probes, cancels and wildcards, against the rule written plainly: one queue of
+// receives in post order and one of messages in arrival order, each searched from the front.
+TEST(Matcher, AgreesWithOneQueueInOrderOnRandomTraffic) {
+  struct Model {
+    std::vector<Request *> posted;
+    std::vector<Unexpected *> unexpected;
+  };
+  uint64_t seed = 20261126;
+  auto rnd = [&](unsigned n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return unsigned((seed >> 33) % n);
+  };
+  for (int round = 0; round < 20; ++round) {
+    Matcher m;
+    Model model[2];  // contexts 8 and 9
+    std::vector<Request *> reqs;
+    std::vector<Unexpected *> msgs;
+    for (int step = 0; step < 3000; ++step) {
+      const unsigned c = rnd(2);
+      const uint16_t ctx = uint16_t(8 + c);
+      Model &md = model[c];
+      const int32_t src = int32_t(rnd(5)), tag = int32_t(rnd(3));
+      switch (rnd(5)) {
+        case 0: {  // a receive is posted (it first looks among the messages, as a receive does)
+          const int32_t want_src = rnd(3) == 0 ? kAnySource : src, want_tag = rnd(3) == 0 ? kAnyTag : tag;
+          Unexpected *got = m.find_unexpected(ctx, want_src, want_tag, true);
+          Unexpected *want = nullptr;
+          for (size_t i = 0; i < md.unexpected.size(); ++i)
+            if (accepts(want_src, want_tag, md.unexpected[i]->src, md.unexpected[i]->tag)) {
+              want = md.unexpected[i];
+              md.unexpected.erase(md.unexpected.begin() + long(i));
+              break;
+            }
+          ASSERT_EQ(got, want) << "round " << round << " step " << step;
+          if (!got) {
+            Request *r = recv(ctx, want_src, want_tag);
+            reqs.push_back(r);
+            m.post(r);
+            md.posted.push_back(r);
+          }
+          break;
+        }
+        case 1:
+        case 2: {  // a message arrives
+          Request *got = m.take_posted(ctx, src, tag);
+          Request *want = nullptr;
+          for (size_t i = 0; i < md.posted.size(); ++i)
+            if (accepts(md.posted[i]->source, md.posted[i]->tag, src, tag)) {
+              want = md.posted[i];
+              md.posted.erase(md.posted.begin() + long(i));
+              break;
+            }
+          ASSERT_EQ(got, want) << "round " << round << " step " << step;
+          if (!got) {
+            Unexpected *u = arrival(ctx, src, tag);
+            msgs.push_back(u);
+            m.add_unexpected(u);
+            md.unexpected.push_back(u);
+          }
+          break;
+        }
+        case 3: {  // a probe, possibly a wildcard one
+          const int32_t want_src = rnd(2) ? kAnySource : src, want_tag = rnd(2) ? kAnyTag : tag;
+          Unexpected *want = nullptr;
+          for (Unexpected *u : md.unexpected)
+            if (accepts(want_src, want_tag, u->src, u->tag)) {
+              want = u;
+              break;
+            }
+          ASSERT_EQ(m.find_unexpected(ctx, want_src, want_tag, false), want);
+          break;
+        }
+        default: {  // a cancel, and first_for on what stays
+          if (md.posted.empty()) break;
+          const size_t i = rnd(unsigned(md.posted.size()));
+          Request *r = md.posted[i];
+          Request *first = nullptr;
+          for (Request *p : md.posted)
+            if (accepts(p->source, p->tag, src, tag)) {
+              first = p;
+              break;
+            }
+          ASSERT_EQ(m.first_for(r, src, tag), first == r);
+          if (rnd(2)) {
+            ASSERT_TRUE(m.unpost(r));
+            md.posted.erase(md.posted.begin() + long(i));
+          }
+        }
+      }
+      ASSERT_EQ(m.posted_count(), model[0].posted.size() + model[1].posted.size());
+      ASSERT_EQ(m.unexpected_count(), model[0].unexpected.size() + model[1].unexpected.size());
+    }
+    for (Model &md : model)
+      for (Request *r : md.posted) m.unpost(r);
+    for (Request *r : reqs) request_release(r);
+    for (Model &md : model)
+      for (Unexpected *u : md.unexpected) m.find_unexpected(u->ctx, u->src, u->tag, true);
+    for (Unexpected *u : msgs) unexpected_release(u);
+  }
+}
