@@ -115,9 +115,10 @@ Setting mailbox{
     "no packet, no matching (seed 004; shm only; 0: never)",
     nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
-              "inject a failure, for tests: none, or rdma-read (every rendezvous read fails; both sides "
-              "get MPI_ERR_OTHER)",
-              "none,rdma-read"};
+              "inject a failure, for tests: none, rdma-read (every rendezvous read fails; both sides "
+              "get MPI_ERR_OTHER), or mr-local (the ofi device registers memory as a provider asking "
+              "for FI_MR_LOCAL needs: its packet buffers, every read's destination)",
+              "none,rdma-read,mr-local"};
 
 std::vector<Setting *> &all() {
   static std::vector<Setting *> list{&send_protocols,

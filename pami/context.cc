@@ -181,6 +181,8 @@ int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
   p.atomic_acks_forced = config::ofi_ack.value == "atomic";
   p.atomic_acks_sent = &stats().rdv_atomic_acks;
   p.fail_reads = fault_rdma_read_;
+  p.mr_local = config::fault.number == 2;  // the index of mr-local in PAMIR_FAULT's choices
+  p.local_registrations = &stats().ofi_local_registrations;
   // Beside the node segment's name (basename of shm_segment_path), which mpirun's clean-up matches.
   const std::string seg = shm_segment_path(boot_.nspace(), boot_.hostname());
   p.endpoint_name = seg.substr(seg.rfind('/') + 1) + "-ofi-" + std::to_string(self_);

@@ -60,29 +60,14 @@ Matcher::Queues::~Queues() {
   for (Bin *b : bins) delete b;
 }
 
-Matcher::Queues &Matcher::queues(uint16_t ctx) {
-  Queues *q = by_ctx_[ctx];
-  if (__builtin_expect(!q, 0)) q = by_ctx_[ctx] = new Queues;
-  return *q;
+Matcher::Queues &Matcher::new_queues(uint16_t ctx) {
+  return *(by_ctx_[ctx] = new Queues);
 }
 
-// Allocates once per source and context, at its first receive or message, never per message.
-Matcher::Bin &Matcher::bin(Queues &q, int32_t src) {
+// Once per source and context, at its first receive or message, never per message.
+Matcher::Bin &Matcher::new_bin(Queues &q, int32_t src) {
   if (size_t(src) >= q.bins.size()) q.bins.resize(size_t(src) + 1, nullptr);
-  Bin *&b = q.bins[size_t(src)];
-  if (__builtin_expect(!b, 0)) b = new Bin;
-  return *b;
-}
-
-Request *Matcher::first_posted(Queues &q, int32_t src, int32_t tag) {
-  Request *r = nullptr;
-  if (Bin *b = bin_if(q, src))
-    r = b->posted.find([&](Request *p) { return p->tag == tag || p->tag == kAnyTag; });
-  if (!q.posted_any.empty()) {
-    Request *a = q.posted_any.find([&](Request *p) { return p->tag == tag || p->tag == kAnyTag; });
-    if (a && (!r || a->match_seq < r->match_seq)) r = a;
-  }
-  return r;
+  return *(q.bins[size_t(src)] = new Bin);
 }
 
 Request *Matcher::take_posted(uint16_t ctx, int32_t src, int32_t tag) {
@@ -97,27 +82,33 @@ Request *Matcher::take_posted(uint16_t ctx, int32_t src, int32_t tag) {
 
 Unexpected *Matcher::find_unexpected(uint16_t ctx, int32_t src, int32_t tag, bool remove) {
   Queues &q = queues(ctx);
-  auto accepted = [&](Unexpected *m) { return m->tag == tag || tag == kAnyTag; };
+  if (__builtin_expect(src == kAnySource, 0)) return find_unexpected_any(q, tag, remove);
+  Bin *b = bin_if(q, src);
+  if (!b || b->unexpected.empty()) return nullptr;
+  Unexpected *u = b->unexpected.find([tag](Unexpected *m) { return m->tag == tag || tag == kAnyTag; });
+  if (u && remove) take_unexpected(q, *b, u);
+  return u;
+}
+
+// Out of line, so the receive that names its source pays nothing for the wildcard's walk.
+Unexpected *Matcher::find_unexpected_any(Queues &q, int32_t tag, bool remove) {
   Unexpected *u = nullptr;
   Bin *from = nullptr;
-  if (src != kAnySource) {
-    from = bin_if(q, src);
-    if (from) u = from->unexpected.find(accepted);
-  } else {
-    q.holding.for_each([&](Bin *b) {
-      Unexpected *m = b->unexpected.find(accepted);
-      if (m && (!u || m->seq < u->seq)) {
-        u = m;
-        from = b;
-      }
-    });
-  }
-  if (u && remove) {
-    from->unexpected.remove(u);
-    if (from->unexpected.empty()) q.holding.remove(from);
-    --unexpected_;
-  }
+  q.holding.for_each([&](Bin *b) {
+    Unexpected *m = b->unexpected.find([tag](Unexpected *x) { return x->tag == tag || tag == kAnyTag; });
+    if (m && (!u || m->seq < u->seq)) {
+      u = m;
+      from = b;
+    }
+  });
+  if (u && remove) take_unexpected(q, *from, u);
   return u;
+}
+
+void Matcher::take_unexpected(Queues &q, Bin &b, Unexpected *u) {
+  b.unexpected.remove(u);
+  if (b.unexpected.empty()) q.holding.remove(&b);
+  --unexpected_;
 }
 
 void Matcher::post(Request *r) {

@@ -101,13 +101,33 @@ class Matcher {
     uint64_t posts = 0, arrivals = 0;  // the numbers of match_seq and Unexpected::seq
     ~Queues();
   };
-  Queues &queues(uint16_t ctx);
+  // The hot paths below stay inline; allocating a context's queues or a source's bin is out of line.
+  Queues &queues(uint16_t ctx) {
+    Queues *q = by_ctx_[ctx];
+    return __builtin_expect(q != nullptr, 1) ? *q : new_queues(ctx);
+  }
+  Queues &new_queues(uint16_t ctx);
   static Bin *bin_if(Queues &q, int32_t src) {
     return size_t(src) < q.bins.size() ? q.bins[size_t(src)] : nullptr;
   }
-  static Bin &bin(Queues &q, int32_t src);
+  static Bin &bin(Queues &q, int32_t src) {
+    Bin *b = bin_if(q, src);
+    return __builtin_expect(b != nullptr, 1) ? *b : new_bin(q, src);
+  }
+  static Bin &new_bin(Queues &q, int32_t src);
+  Unexpected *find_unexpected_any(Queues &q, int32_t tag, bool remove);
+  void take_unexpected(Queues &q, Bin &b, Unexpected *u);
   // The receive an arriving message from src with tag would take, left in its queue.
-  static Request *first_posted(Queues &q, int32_t src, int32_t tag);
+  static Request *first_posted(Queues &q, int32_t src, int32_t tag) {
+    auto accepted = [tag](Request *p) { return p->tag == tag || p->tag == kAnyTag; };
+    Request *r = nullptr;
+    if (Bin *b = bin_if(q, src)) r = b->posted.find(accepted);
+    if (__builtin_expect(!q.posted_any.empty(), 0)) {
+      Request *a = q.posted_any.find(accepted);
+      if (a && (!r || a->match_seq < r->match_seq)) r = a;
+    }
+    return r;
+  }
   std::unique_ptr<Queues *[]> by_ctx_;
   size_t posted_ = 0, unexpected_ = 0;
 };

@@ -48,6 +48,7 @@ void print_stats(int rank) {
       {"send.queued", s.send_queued},
       {"wait.sleeps", s.sleeps},
       {"ofi.poll_interval_max", s.ofi_interval_max},
+      {"ofi.local_registrations", s.ofi_local_registrations},
       {"recv.rdma_reads", s.rdv_reads},
       {"recv.rdma_resends", s.rdv_resends},
       {"rdv.origin_armed_bytes", s.rdv_origin_armed},

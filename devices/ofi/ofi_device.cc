@@ -65,7 +65,8 @@ struct OfiDevice::Op {
   unsigned outstanding = 0;  // reads not yet completed (and 1 while they are being issued)
   int error = 0;             // first failure (positive fi errno)
   uint64_t cookie = 0;
-  Op *next = nullptr;  // free list
+  struct fid_mr *local_mr = nullptr;  // FI_MR_LOCAL: the destination span's registration, closed when done
+  Op *next = nullptr;                 // free list
 };
 
 struct OfiDevice::Buf {
@@ -239,7 +240,8 @@ std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &wh
   fi_info *info = d->info_;
   d->provider_ = info->fabric_attr->prov_name ? info->fabric_attr->prov_name : p.provider;
   d->domain_name_ = info->domain_attr->name ? info->domain_attr->name : "";
-  d->mr_mode_ = info->domain_attr->mr_mode;
+  d->mr_mode_ = info->domain_attr->mr_mode | (p.mr_local ? uint64_t(FI_MR_LOCAL) : 0);
+  d->local_registrations_ = p.local_registrations;
   d->inject_ = info->tx_attr->inject_size;
   d->max_msg_ = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
   // libfabric 1.17's shm provider offers 4 of each but never completes a read of several small pieces
@@ -689,19 +691,57 @@ unsigned OfiDevice::poll() noexcept {
   return n;
 }
 
+// Where the provider asks for FI_MR_LOCAL, the destination of a read must be registered: the span its
+// pieces cover, once per operation (a layout of a thousand pieces is one registration, not a thousand),
+// bound to the endpoint where the provider wants FI_MR_ENDPOINT. The provider's own registration cache
+// makes repeating it cheap: libfabric's verbs and efa, the providers that ask for FI_MR_LOCAL, keep one
+// behind a memory monitor (FI_MR_CACHE_MONITOR), so a second cache here would need hooks of its own in
+// libc to stay correct when memory is freed. Returns 0 or the provider's error.
+int OfiDevice::register_local(const struct iovec *local, unsigned nlocal, fid_mr *&mr) noexcept {
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (unsigned i = 0; i < nlocal; ++i) {
+    if (!local[i].iov_len) continue;
+    const uintptr_t a = uintptr_t(local[i].iov_base);
+    lo = std::min(lo, a);
+    hi = std::max(hi, a + local[i].iov_len);
+  }
+  mr = nullptr;
+  if (lo >= hi) return 0;
+  int rc = fi_mr_reg(domain_, reinterpret_cast<void *>(lo), hi - lo, FI_READ, 0,
+                     (mr_mode_ & FI_MR_PROV_KEY) ? 0 : next_key_++, 0, &mr, nullptr);
+  if (!rc && (mr_mode_ & FI_MR_ENDPOINT) &&
+      ((rc = fi_mr_bind(mr, &ep_->fid, 0)) || (rc = fi_mr_enable(mr)))) {
+    fi_close(&mr->fid);
+    mr = nullptr;
+  }
+  if (rc) {
+    mr = nullptr;
+    last_error_ = lib_->strerror(-rc);
+    return rc;
+  }
+  if (local_registrations_) ++*local_registrations_;
+  return 0;
+}
+
 // Issues fi_readmsg calls for every common piece of the two lists into op, read_group_ pieces each (the
 // provider's iov_limit and rma_iov_limit: 4 on tcp here), each read with its own completion: with both
 // providers' comp_order FI_ORDER_NONE, one on the last of several reads would say nothing of the
-// others. Returns 0 or the provider's error; `total` is what was issued. `mrs` holds local
-// registrations where the provider wants them (FI_MR_LOCAL), closed by the caller after completion.
+// others. Returns 0 or the provider's error; `total` is what was issued. Where the provider wants
+// FI_MR_LOCAL, op.local_mr registers the destination (register_local), closed once the op is done.
 int OfiDevice::issue_reads(Peer &p, Op &op, const struct iovec *local, unsigned nlocal,
                            const struct iovec *remote, unsigned nremote, uint64_t key,
-                           std::vector<fid_mr *> &mrs, uint64_t &total) noexcept {
+                           uint64_t &total) noexcept {
   struct iovec iov[kMaxReadGroup];
   void *desc[kMaxReadGroup] = {};
   struct fi_rma_iov rma[kMaxReadGroup];
   unsigned k = 0;
   size_t group_bytes = 0;
+  total = 0;
+  op.local_mr = nullptr;
+  if ((mr_mode_ & FI_MR_LOCAL)) {
+    if (const int rc = register_local(local, nlocal, op.local_mr)) return rc;
+  }
+  void *const local_desc = op.local_mr ? fi_mr_desc(op.local_mr) : nullptr;
   auto issue = [&]() -> int {
     struct fi_msg_rma msg = {};
     msg.msg_iov = iov;
@@ -718,7 +758,6 @@ int OfiDevice::issue_reads(Peer &p, Op &op, const struct iovec *local, unsigned 
     group_bytes = 0;
     return rc;
   };
-  total = 0;
   unsigned li = 0, ri = 0;
   size_t loff = 0, roff = 0;
   int rc = 0;
@@ -726,15 +765,8 @@ int OfiDevice::issue_reads(Peer &p, Op &op, const struct iovec *local, unsigned 
     const size_t n = std::min({local[li].iov_len - loff, remote[ri].iov_len - roff, max_msg_});
     if (n) {
       if (k && group_bytes + n > max_msg_ && (rc = issue())) break;
-      char *lp = static_cast<char *>(local[li].iov_base) + loff;
-      desc[k] = nullptr;
-      if (mr_mode_ & FI_MR_LOCAL) {
-        fid_mr *mr = nullptr;
-        if ((rc = fi_mr_reg(domain_, lp, n, FI_READ, 0, next_key_++, 0, &mr, nullptr))) break;
-        mrs.push_back(mr);
-        desc[k] = fi_mr_desc(mr);
-      }
-      iov[k] = {lp, n};
+      iov[k] = {static_cast<char *>(local[li].iov_base) + loff, n};
+      desc[k] = local_desc;
       rma[k] = {uint64_t(uintptr_t(remote[ri].iov_base)) + roff, n, key};
       ++k;
       group_bytes += n;
@@ -757,9 +789,8 @@ ssize_t OfiDevice::read_remote(uint32_t task, const struct iovec *local, unsigne
   Op &op = *read_op_;
   op.outstanding = 0;
   op.error = 0;
-  std::vector<fid_mr *> local_mrs;  // only where the provider wants local memory registered
   uint64_t total = 0;
-  const int rc = issue_reads(p, op, local, nlocal, remote, nremote, key, local_mrs, total);
+  const int rc = issue_reads(p, op, local, nlocal, remote, nremote, key, total);
   // Under manual progress the origin's own polls serve the read: where ranks share cores, a reader that
   // spun on would keep the origin from running for a whole time slice (measured: a 64 KiB rendezvous
   // between hosts, 4 ranks on 2 cores, 1-3 ms spinning against 0.1-0.3 ms yielding).
@@ -767,7 +798,8 @@ ssize_t OfiDevice::read_remote(uint32_t task, const struct iovec *local, unsigne
     drain(true);
     if (op.outstanding && spins >= kReadSpins) sched_yield();
   }
-  for (fid_mr *mr : local_mrs) fi_close(&mr->fid);
+  if (op.local_mr) fi_close(&op.local_mr->fid);
+  op.local_mr = nullptr;
   if (rc) return rc == -FI_EINVAL ? -EINVAL : -EIO;
   if (op.error) return -EIO;
   return ssize_t(total);
@@ -776,9 +808,8 @@ ssize_t OfiDevice::read_remote(uint32_t task, const struct iovec *local, unsigne
 bool OfiDevice::start_read(uint32_t task, const struct iovec *local, unsigned nlocal,
                            const struct iovec *remote, unsigned nremote, uint64_t key,
                            uint64_t cookie) noexcept {
-  // Not where local memory must be registered (the registrations would have to outlive the call), nor
-  // on the shm provider, which reports a failed read without its context (cq_error).
-  if (!free_ops_ || (mr_mode_ & FI_MR_LOCAL) || provider_ == "shm") return false;
+  // Not on the shm provider, which reports a failed read without its context (cq_error).
+  if (!free_ops_ || provider_ == "shm") return false;
   Peer &p = peer(task);
   Op &op = *free_ops_;
   free_ops_ = op.next;
@@ -786,9 +817,8 @@ bool OfiDevice::start_read(uint32_t task, const struct iovec *local, unsigned nl
   op.outstanding = 1;  // until every read is issued: a read that completes meanwhile does not end it
   op.error = 0;
   op.cookie = cookie;
-  std::vector<fid_mr *> none;
   uint64_t total = 0;
-  if (issue_reads(p, op, local, nlocal, remote, nremote, key, none, total) && !op.error) op.error = EIO;
+  if (issue_reads(p, op, local, nlocal, remote, nremote, key, total) && !op.error) op.error = EIO;
   read_finished(op);
   return true;
 }
@@ -797,6 +827,8 @@ bool OfiDevice::start_read(uint32_t task, const struct iovec *local, unsigned nl
 // next poll(), which reports it through the sink.
 void OfiDevice::read_finished(Op &op) noexcept {
   if (--op.outstanding) return;
+  if (op.local_mr) fi_close(&op.local_mr->fid);
+  op.local_mr = nullptr;
   reads_done_.push_back({op.cookie, op.error || fail_reads_ ? -int64_t(EIO) : 0});
   op.next = free_ops_;
   free_ops_ = &op;

@@ -63,6 +63,10 @@ struct OfiParams {
   // Acknowledgments by remote atomic add into the origin's registered counters (FI_ATOMIC asked for);
   // forced: an error where the provider has none, else packets then. Each one counted here.
   bool fail_reads = false;  // a test's fault: every start_read() reports failure once done (PAMIR_FAULT)
+  // A test's mode: register as a provider that asks for FI_MR_LOCAL wants (packet buffers, each read's
+  // destination, their descriptors), which the providers here accept and ignore (PAMIR_FAULT=mr-local).
+  bool mr_local = false;
+  uint64_t *local_registrations = nullptr;  // counts register_local's registrations
   bool atomic_acks = false;
   bool atomic_acks_forced = false;
   uint64_t *atomic_acks_sent = nullptr;
@@ -194,8 +198,9 @@ class OfiDevice final : public Device {
   OfiDevice() = default;
   bool resolve(uint32_t task) noexcept;
   bool register_region(Region &g, const void *addr, uint64_t len) noexcept;
+  int register_local(const struct iovec *local, unsigned nlocal, fid_mr *&mr) noexcept;
   int issue_reads(Peer &p, Op &op, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
-                  unsigned nremote, uint64_t key, std::vector<fid_mr *> &mrs, uint64_t &total) noexcept;
+                  unsigned nremote, uint64_t key, uint64_t &total) noexcept;
   void read_finished(Op &op) noexcept;
   Peer &peer(uint32_t task) noexcept;
   template <typename Writer>
@@ -221,6 +226,7 @@ class OfiDevice final : public Device {
   struct fid_mr *pool_mr_ = nullptr;  // the buffers' registration where the provider wants FI_MR_LOCAL
   struct fid_mr *ack_mr_ = nullptr;   // the acknowledgment slots', for peers' atomics (PAMIR_OFI_ACK)
   uint64_t *atomic_acks_sent_ = nullptr;
+  uint64_t *local_registrations_ = nullptr;
   bool fail_reads_ = false;
   void *pool_desc_ = nullptr;
   int wait_fd_ = -1;

@@ -104,6 +104,9 @@ ok_case "pt2pt_basic.no_spin" 0 4 PAMIR_SPIN_COUNT=0 -- pt2pt_basic
 # of a receiver, or of a sender blocked on a full ring, hangs the job into the timeout.
 ok_case "pt2pt_basic.sleep_only" 0 4 PAMIR_SPIN_COUNT=0 PAMIR_SLEEP_MAX_US=60000000 PAMIR_SHM_RING_SIZE=4K -- pt2pt_basic
 ok_case "pt2pt_basic.yield" 0 4 PAMIR_YIELD_WHEN_IDLE=yes -- pt2pt_basic
+# Registering as a provider that asks for FI_MR_LOCAL needs (packet buffers, every read's destination,
+# in the background too); the chunk reads' count is checked with dt_zero_copy.mr_local.
+[ "$device" = ofi ] && ok_case "pt2pt_basic.mr_local" 0 3 PAMIR_FAULT=mr-local -- pt2pt_basic
 # Persistent point-to-point requests: every mode, the inactive state, mixed with ordinary operations.
 if has persistent; then
   for np in 2 3; do ok_case "persistent.np$np" 0 "$np" -- persistent; done
@@ -561,6 +564,21 @@ if has dt_zero_copy && [ "$quick" != 1 ]; then
   # With atomic acknowledgments the failure's status still reaches the origin (in a packet).
   [ "$device" = ofi ] && [ "$provider" != net ] && ok_case dt_zero_copy.fault.atomic_ack 0 2 PAMIR_FAULT=rdma-read PAMIR_OFI_ACK=atomic \
     PAMIR_DT_CHUNK_MIN=4K PAMIR_OFI_DT_CHUNK_MIN=4K -- dt_zero_copy fault
+  # Where the provider asks for FI_MR_LOCAL (verbs, efa) a read's destination must be registered. None
+  # here does, so PAMIR_FAULT=mr-local registers as if it did: one registration of the destination's
+  # span per read operation, not one per piece (thousands of 4 KiB chunks here), and the data right.
+  if [ "$device" = ofi ] && run dt_zero_copy.mr_local 0 2 PAMIR_FAULT=mr-local PAMIR_STATS=1 PAMIR_DT_CHUNK_MIN=4K \
+    PAMIR_OFI_DT_CHUNK_MIN=4K -- dt_zero_copy; then
+    e="$work/dt_zero_copy.mr_local.err"
+    regs=$(awk '/rank 1 ofi.local_registrations / {print $NF}' "$e")
+    ops=$(awk '/rank 1 (dt.chunk_reads|recv.rdma_reads) / {n += $NF} END {print n + 0}' "$e")
+    chunks=$(awk '/rank 1 dt.chunks / {print $NF}' "$e")
+    if [ "${regs:-0}" -ge 1 ] && [ "$regs" -le "$ops" ] && [ "${chunks:-0}" -ge $((regs * 100)) ]; then
+      pass "dt_zero_copy.mr_local ($regs registrations for $chunks chunks; $(tail -1 "$work/dt_zero_copy.mr_local.out"))"
+    else
+      fail dt_zero_copy.mr_local "rank 1: ofi.local_registrations ${regs:-none}, reads $ops, chunks ${chunks:-none}"
+    fi
+  fi
 fi
 # --- end derived datatypes ---
 
