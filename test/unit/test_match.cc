@@ -136,8 +136,21 @@ TEST(Matcher, SpecificReceivePostedBeforeAWildcardWins) {
   request_release(any);
 }
 
-// Random posts, arrivals, probes, cancels and wildcards, against the rule written plainly: one queue of
-// receives in post order and one of messages in arrival order, each searched from the front.
+// The rule written plainly: the first element of a queue in order that pred accepts, taken out when
+// `remove`.
+template <typename T, typename P>
+T *first_accepted(std::vector<T *> &queue, P pred, bool remove) {
+  for (size_t i = 0; i < queue.size(); ++i)
+    if (pred(queue[i])) {
+      T *x = queue[i];
+      if (remove) queue.erase(queue.begin() + long(i));
+      return x;
+    }
+  return nullptr;
+}
+
+// Random posts, arrivals, probes, cancels and wildcards, against one queue of receives in post order and
+// one of messages in arrival order, each searched from the front.
 TEST(Matcher, AgreesWithOneQueueInOrderOnRandomTraffic) {
   struct Model {
     std::vector<Request *> posted;
@@ -162,13 +175,9 @@ TEST(Matcher, AgreesWithOneQueueInOrderOnRandomTraffic) {
         case 0: {  // a receive is posted (it first looks among the messages, as a receive does)
           const int32_t want_src = rnd(3) == 0 ? kAnySource : src, want_tag = rnd(3) == 0 ? kAnyTag : tag;
           Unexpected *got = m.find_unexpected(ctx, want_src, want_tag, true);
-          Unexpected *want = nullptr;
-          for (size_t i = 0; i < md.unexpected.size(); ++i)
-            if (accepts(want_src, want_tag, md.unexpected[i]->src, md.unexpected[i]->tag)) {
-              want = md.unexpected[i];
-              md.unexpected.erase(md.unexpected.begin() + long(i));
-              break;
-            }
+          Unexpected *want = first_accepted(
+              md.unexpected, [&](Unexpected *u) { return accepts(want_src, want_tag, u->src, u->tag); },
+              true);
           ASSERT_EQ(got, want) << "round " << round << " step " << step;
           if (!got) {
             Request *r = recv(ctx, want_src, want_tag);
@@ -181,13 +190,8 @@ TEST(Matcher, AgreesWithOneQueueInOrderOnRandomTraffic) {
         case 1:
         case 2: {  // a message arrives
           Request *got = m.take_posted(ctx, src, tag);
-          Request *want = nullptr;
-          for (size_t i = 0; i < md.posted.size(); ++i)
-            if (accepts(md.posted[i]->source, md.posted[i]->tag, src, tag)) {
-              want = md.posted[i];
-              md.posted.erase(md.posted.begin() + long(i));
-              break;
-            }
+          Request *want = first_accepted(
+              md.posted, [&](Request *p) { return accepts(p->source, p->tag, src, tag); }, true);
           ASSERT_EQ(got, want) << "round " << round << " step " << step;
           if (!got) {
             Unexpected *u = arrival(ctx, src, tag);
@@ -199,12 +203,9 @@ TEST(Matcher, AgreesWithOneQueueInOrderOnRandomTraffic) {
         }
         case 3: {  // a probe, possibly a wildcard one
           const int32_t want_src = rnd(2) ? kAnySource : src, want_tag = rnd(2) ? kAnyTag : tag;
-          Unexpected *want = nullptr;
-          for (Unexpected *u : md.unexpected)
-            if (accepts(want_src, want_tag, u->src, u->tag)) {
-              want = u;
-              break;
-            }
+          Unexpected *want = first_accepted(
+              md.unexpected, [&](Unexpected *u) { return accepts(want_src, want_tag, u->src, u->tag); },
+              false);
           ASSERT_EQ(m.find_unexpected(ctx, want_src, want_tag, false), want);
           break;
         }
@@ -212,12 +213,8 @@ TEST(Matcher, AgreesWithOneQueueInOrderOnRandomTraffic) {
           if (md.posted.empty()) break;
           const size_t i = rnd(unsigned(md.posted.size()));
           Request *r = md.posted[i];
-          Request *first = nullptr;
-          for (Request *p : md.posted)
-            if (accepts(p->source, p->tag, src, tag)) {
-              first = p;
-              break;
-            }
+          Request *first = first_accepted(
+              md.posted, [&](Request *p) { return accepts(p->source, p->tag, src, tag); }, false);
           ASSERT_EQ(m.first_for(r, src, tag), first == r);
           if (rnd(2)) {
             ASSERT_TRUE(m.unpost(r));
