@@ -55,6 +55,12 @@ Setting ofi_ack{"PAMIR_OFI_ACK", "auto", Type::Choice,
                 "the provider has FI_ATOMIC), or auto (the one measured faster for the provider: packet on "
                 "every provider measured here)",
                 "auto,packet,atomic"};
+Setting ofi_credits{"PAMIR_OFI_CREDITS", "32", Type::Count,
+                    "packets a peer reached through libfabric may send this process before it hears "
+                    "that they were taken: each peer gets this many receive buffers (and 2 for "
+                    "credit packets), fewer, down to 4, where the provider's receive queue cannot "
+                    "hold that many for every peer; published to peers at start-up (4 to 1024)",
+                    nullptr};
 Setting ofi_poll_interval{
     "PAMIR_OFI_POLL_INTERVAL", "256", Type::Count,
     "while the shm device delivers, the fabric (whose every poll is a system call "
@@ -134,6 +140,7 @@ std::vector<Setting *> &all() {
                                      &ofi_provider,
                                      &ofi_ack,
                                      &ofi_poll_interval,
+                                     &ofi_credits,
                                      &yield_when_idle,
                                      &shm_cma,
                                      &shm_shared_copy,
@@ -230,6 +237,10 @@ static bool parse(Setting &s, const char *text, std::string &why) {
       }
       if (&s == &ofi_poll_interval && (s.number < 1 || s.number > (uint64_t(1) << 20))) {
         why = "expected a whole number from 1 to 1048576";
+        return false;
+      }
+      if (&s == &ofi_credits && (s.number < 4 || s.number > 1024)) {
+        why = "expected a whole number from 4 to 1024";
         return false;
       }
       if (&s == &pattern_fifo && s.number > (uint64_t(1) << 24)) {

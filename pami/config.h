@@ -53,6 +53,7 @@ extern Setting sleep_max_us;        // PAMIR_SLEEP_MAX_US
 extern Setting device;              // PAMIR_DEVICE
 extern Setting ofi_provider;        // PAMIR_OFI_PROVIDER
 extern Setting ofi_poll_interval;   // PAMIR_OFI_POLL_INTERVAL
+extern Setting ofi_credits;         // PAMIR_OFI_CREDITS
 extern Setting yield_when_idle;     // PAMIR_YIELD_WHEN_IDLE
 extern Setting fault;               // PAMIR_FAULT
 extern Setting shm_cma;             // PAMIR_SHM_CMA

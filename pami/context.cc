@@ -181,6 +181,7 @@ int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
   p.atomic_acks_forced = config::ofi_ack.value == "atomic";
   p.atomic_acks_sent = &stats().rdv_atomic_acks;
   p.fail_reads = fault_rdma_read_;
+  p.credits = unsigned(config::ofi_credits.number);
   p.mr_local = config::fault.number == 2;  // the index of mr-local in PAMIR_FAULT's choices
   p.local_registrations = &stats().ofi_local_registrations;
   // Beside the node segment's name (basename of shm_segment_path), which mpirun's clean-up matches.
@@ -206,6 +207,7 @@ int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
     why = "ofi device: " + why;
     return 1;
   }
+  stats().ofi_credits = static_cast<dev::OfiDevice &>(*ofi_).credits();
   // Every address is published before any peer looks one up; each is read at the first packet.
   if (boot_.fence(false) != 0) {
     why = "ofi device: the PMIx fence after publishing the fabric addresses failed";

@@ -49,6 +49,7 @@ void print_stats(int rank) {
       {"wait.sleeps", s.sleeps},
       {"ofi.poll_interval_max", s.ofi_interval_max},
       {"ofi.local_registrations", s.ofi_local_registrations},
+      {"ofi.credits", s.ofi_credits},
       {"recv.rdma_reads", s.rdv_reads},
       {"recv.rdma_resends", s.rdv_resends},
       {"rdv.origin_armed_bytes", s.rdv_origin_armed},

@@ -26,6 +26,7 @@ struct Stats {
   uint64_t ofi_interval_max = 0;
   // Registrations of a read's destination where the provider asks for FI_MR_LOCAL: one per operation.
   uint64_t ofi_local_registrations = 0;
+  uint64_t ofi_credits = 0;  // not a count: the credits this process gave each ofi peer (PAMIR_OFI_CREDITS)
   uint64_t rdv_reads = 0;    // rendezvous messages this rank read from their origin
   uint64_t rdv_resends = 0;  // rendezvous messages it could not read and had pushed instead
   // The acknowledgment counters of seed 001, summed so tests can check every arming and every zero.

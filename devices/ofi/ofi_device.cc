@@ -261,7 +261,7 @@ std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &wh
     return nullptr;
   }
   // Receive buffers: credits + 2 per peer, within what the provider's receive queue holds (2048 on
-  // tcp;ofi_rxm, 1024 on shm here): kCredits each up to 60 peers on tcp, fewer beyond, down to
+  // tcp;ofi_rxm, 1024 on shm here): PAMIR_OFI_CREDITS (32) each up to 60 peers on tcp, fewer beyond, down to
   // kMinCredits. Peers learn this process's credits from its business card.
   const size_t npeers = std::max<size_t>(1, p.tasks.size());
   const size_t rx_cap = info->rx_attr->size ? info->rx_attr->size : 1024;
@@ -272,7 +272,7 @@ std::unique_ptr<OfiDevice> OfiDevice::create(const OfiParams &p, std::string &wh
           " peers needs (" + std::to_string(kMinCredits) + " credits and 2 credit packets each)";
     return nullptr;
   }
-  d->credits_ = unsigned(std::min<size_t>(kCredits, fit - 2));
+  d->credits_ = unsigned(std::min<size_t>(std::max(p.credits, kMinCredits), fit - 2));
   d->nrecv_ = unsigned((d->credits_ + 2) * npeers);
   const unsigned nbufs = d->nrecv_ + kSendBuffers;
 
@@ -533,7 +533,13 @@ void OfiDevice::handle(Buf *b, size_t len) noexcept {
       break;
   }
   repost(b);
-  if (w.kind != kCredit && ++p.owed >= credits_ / 2) return_credits(w.src);
+  if (w.kind == kCredit) return;
+  // Packets taken since the last return are at most the credits this process published: more means
+  // the peer sent beyond them (a provider that does not queue unexpected messages would drop them).
+  if (++p.owed > credits_)
+    fail("rank " + std::to_string(w.src) + " sent more packets than the " + std::to_string(credits_) +
+         " credits this process gave it (flow control)");
+  if (p.owed >= credits_ / 2) return_credits(w.src);
 }
 
 void OfiDevice::return_credits(uint32_t task) noexcept {

@@ -10,12 +10,12 @@
 //   header length; kind; credits returned), the protocol header and the payload, at most kPacketBytes
 //   in all. Packets up to the provider's inject size go out with fi_inject, larger ones are copied into
 //   one of kSendBuffers pre-allocated buffers and sent with fi_send.
-// - Flow control: receive buffers are pre-posted, credits + 2 per peer this device reaches (kCredits,
-//   fewer where the provider's receive queue would not hold that many for every peer, and published
-//   in the business card); a sender spends one credit per packet and gets them back piggybacked on the
-//   peer's packets, or in a credit packet (which spends none) once half are owed. However many senders
-//   flood one receiver, no packet ever finds no buffer: at most its credits and two credit packets per
-//   peer are in flight.
+// - Flow control: receive buffers are pre-posted, credits + 2 per peer this device reaches
+//   (PAMIR_OFI_CREDITS, 32 by default, fewer where the provider's receive queue would not hold that many for
+//   every peer, and published in the business card); a sender spends one credit per packet and gets them back
+//   piggybacked on the peer's packets, or in a credit packet (which spends none) once half are owed. However
+//   many senders flood one receiver, no packet ever finds no buffer: at most its credits and two credit
+//   packets per peer are in flight.
 // - Rendezvous: expose() registers the origin's buffer (a layout's whole span) for remote reads with the
 //   acknowledgment slot it belongs to (closed when the slot is freed); read_remote() issues fi_readmsg
 //   (a few common chunks each) and progresses the
@@ -69,6 +69,7 @@ struct OfiParams {
   uint64_t *local_registrations = nullptr;  // counts register_local's registrations
   bool atomic_acks = false;
   bool atomic_acks_forced = false;
+  unsigned credits = 32;  // receive buffers per peer, at most (PAMIR_OFI_CREDITS; fewer if they do not fit)
   uint64_t *atomic_acks_sent = nullptr;
   // Called (then abort()) when the device cannot go on: a peer's address cannot be found, the fabric
   // reports an error on a packet. Should end the job with the message.
@@ -79,7 +80,7 @@ class OfiDevice final : public Device {
  public:
   static constexpr size_t kPacketBytes = 8192;  // wire header + protocol header + payload
   static constexpr uint32_t kMaxHeader = 240;
-  static constexpr unsigned kCredits = 32;      // packets in flight to one peer, at most
+  static constexpr unsigned kCredits = 32;      // PAMIR_OFI_CREDITS's default
   static constexpr unsigned kMinCredits = 4;    // and at least: fewer receive buffers are an error
   static constexpr unsigned kSendBuffers = 64;  // fi_send buffers of the whole device
   static constexpr unsigned kAckSlots = 1024;   // rendezvous sends in flight
@@ -144,6 +145,8 @@ class OfiDevice final : public Device {
   // when the provider has none. may_sleep() is the last check before sleeping on it: nothing kept for
   // the next poll(), and fi_trywait() says the descriptor will signal what comes.
   int wait_fd() const noexcept { return wait_fd_; }
+  // Packets each peer may send this process before it hears they were taken (published in its card).
+  unsigned credits() const noexcept { return credits_; }
   // Whether acknowledgments by remote atomic measured faster than packets on `provider` (PAMIR_OFI_ACK=auto).
   static bool atomic_acks_faster(const std::string &provider) noexcept;
   bool atomic_acks() const noexcept { return ack_mr_ != nullptr; }

@@ -193,6 +193,26 @@ fi
 # Three senders flood a receiver that is not receiving yet: flow control holds back what does not fit,
 # and everything arrives once it receives.
 has flood && ok_case flood.np4 0 4 -- flood
+# Peers that gave each other different credits (PAMIR_OFI_CREDITS 4 on even ranks, 32 on odd ones, so
+# the receiver gives 4 and the senders 32 or 4): each sender keeps to what its receiver published, or
+# the receiver ends the job ("sent more packets than the 4 credits this process gave it").
+if has flood && [ "$device" = ofi ]; then
+  cat >"$work/flood_mixed_credits" <<'WRAP'
+#!/bin/sh
+if [ $((PMIX_RANK % 2)) = 0 ]; then PAMIR_OFI_CREDITS=4; else PAMIR_OFI_CREDITS=32; fi
+export PAMIR_OFI_CREDITS
+exec "$(dirname "$0")/flood" "$@"
+WRAP
+  chmod +x "$work/flood_mixed_credits"
+  if run flood.mixed_credits 0 4 PAMIR_STATS=1 -- flood_mixed_credits; then
+    e="$work/flood.mixed_credits.err"
+    if grep -q "rank 0 ofi.credits 4$" "$e" && grep -q "rank 1 ofi.credits 32$" "$e"; then
+      pass "flood.mixed_credits ($(tail -1 "$work/flood.mixed_credits.out"))"
+    else
+      fail flood.mixed_credits "credits not as set: $(grep 'ofi.credits' "$e" | tr '\n' '|')"
+    fi
+  fi
+fi
 # The ofi device with a provider libfabric does not have: MPI_Init names the variable and the providers
 # there are.
 if run ofi.bad_provider 1 2 PAMIR_DEVICE=ofi PAMIR_OFI_PROVIDER=no-such-provider FI_TCP_IFACE=lo -- pt2pt_basic; then

@@ -92,6 +92,16 @@ TEST(Config, LoadNamesTheBadVariable) {
   EXPECT_FALSE(load(why, warnings));
   EXPECT_NE(why.find("PAMIR_GET_PROTOCOLS"), std::string::npos) << why;
   unsetenv("PAMIR_GET_PROTOCOLS");
+
+  // Credits: 4 (what flow control needs) to 1024.
+  for (const char *bad : {"3", "1025", "many"}) {
+    setenv("PAMIR_OFI_CREDITS", bad, 1);
+    EXPECT_FALSE(load(why, warnings)) << bad;
+    EXPECT_NE(why.find("PAMIR_OFI_CREDITS"), std::string::npos) << why;
+  }
+  setenv("PAMIR_OFI_CREDITS", "4", 1);
+  EXPECT_TRUE(load(why, warnings)) << why;
+  unsetenv("PAMIR_OFI_CREDITS");
 }
 
 TEST(Config, DefaultsAndTypos) {
