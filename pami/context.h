@@ -188,6 +188,7 @@ class Context {
     ofi_last_end_ns_ = 0;  // a quiet-shm poll: the next busy one starts a new measurement
   }
   void poll_ofi_timed();
+
   // Advances until done() holds: spins a little, then sleeps on the doorbell, dropping the library
   // lock while it sleeps, for up to sleep_us at a time (0: PAMIR_SLEEP_MAX_US).
   template <typename Pred>

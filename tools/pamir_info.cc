@@ -108,7 +108,9 @@ void print_devices() {
     if (std::strcmp(d.name, "ofi") == 0)
       std::printf("  %-6s %-14s PAMIR_OFI_PROVIDER=%s: %s\n", "", "",
                   pamir::config::ofi_provider.value.c_str(),
-                  pamir::dev::OfiDevice::describe(pamir::config::ofi_provider.value).c_str());
+                  pamir::dev::OfiDevice::describe(pamir::config::ofi_provider.value,
+                                                  unsigned(pamir::config::ofi_credits.number))
+                      .c_str());
   }
 }
 

@@ -132,7 +132,7 @@ fi_info *needs(const ofi::Fabric *lib, const std::string &provider) {
 
 }  // namespace
 
-std::string OfiDevice::describe(const std::string &provider) {
+std::string OfiDevice::describe(const std::string &provider, unsigned credits) {
   std::string why;
   const ofi::Fabric *lib = ofi::load_fabric(why);
   if (!lib) return why;
@@ -153,8 +153,9 @@ std::string OfiDevice::describe(const std::string &provider) {
     for (const std::string &d : domains) out += " " + d;
     // How many peers its receive queue serves: the limit a job of many ranks meets at MPI_Init (create).
     const size_t rx = list->rx_attr->size ? list->rx_attr->size : 1024;
-    out += "; receive queue " + std::to_string(rx) + ": " + std::to_string(kCredits) +
-           " credits a peer for up to " + std::to_string(rx / (kCredits + 2)) + " peers, " +
+    credits = std::max(credits, kMinCredits);  // PAMIR_OFI_CREDITS, as create() takes it
+    out += "; receive queue " + std::to_string(rx) + ": " + std::to_string(credits) +
+           " credits a peer for up to " + std::to_string(rx / (credits + 2)) + " peers, " +
            std::to_string(kMinCredits) + " for up to " + std::to_string(rx / (kMinCredits + 2));
     lib->freeinfo(list);
   }

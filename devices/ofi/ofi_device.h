@@ -95,7 +95,7 @@ class OfiDevice final : public Device {
   static std::unique_ptr<OfiDevice> create(const OfiParams &params, std::string &why);
   // What libfabric here offers of `provider` for the device (its inject size and domains), or why not:
   // a line for pamir_info. Loads libfabric.
-  static std::string describe(const std::string &provider);
+  static std::string describe(const std::string &provider, unsigned credits = kCredits);
   ~OfiDevice() override;
 
   const char *name() const noexcept override { return "ofi"; }

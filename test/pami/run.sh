@@ -103,12 +103,14 @@ fi
 if [ -x "$INFO" ]; then
   out=$(env PAMIR_DEVICE=ofi FI_TCP_IFACE=lo "$INFO" 2>&1)
   bad=$(env PAMIR_OFI_PROVIDER=no-such-provider FI_TCP_IFACE=lo "$INFO" 2>&1)
+  few=$(env PAMIR_OFI_CREDITS=8 FI_TCP_IFACE=lo "$INFO" 2>&1)  # the peers served follow the setting
   if echo "$out" | grep -q "used for every peer (PAMIR_DEVICE=ofi)" &&
+    echo "$few" | grep -q "receive queue [0-9]*: 8 credits a peer for up to [0-9]* peers" &&
     echo "$out" | grep -q "PAMIR_OFI_PROVIDER=tcp;ofi_rxm: tcp;ofi_rxm offered, inject [0-9]* B, domains: lo; receive queue [0-9]*: 32 credits a peer for up to [0-9]* peers, 4 for up to [0-9]*" &&
     echo "$bad" | grep -q "no-such-provider is not offered here.*providers that do: .*tcp;ofi_rxm"; then
     pass pamir_info.devices
   else
-    fail pamir_info.devices "$(echo "$out" "$bad" | grep -E 'PAMIR_DEVICE|PAMIR_OFI' | tr '\n' '|')"
+    fail pamir_info.devices "$(echo "$out" "$bad" "$few" | grep -E 'PAMIR_DEVICE|PAMIR_OFI' | tr '\n' '|')"
   fi
 fi
 
