@@ -1,4 +1,4 @@
-// The predefined reduction operators (MPI 4.1 §6.9.2) on the element types MPI allows them on:
+// The predefined reduction operators (MPI 5.0 §6.9.2) on the element types MPI allows them on:
 //
 //   MIN, MAX          C integer, Fortran integer, floating point (float, double, long double)
 //   SUM, PROD         those, and complex
@@ -7,20 +7,31 @@
 //   MINLOC, MAXLOC    the {value, index} pair types; on equal values the lower index wins
 //   REPLACE, NO_OP    one-sided only: no function here
 //
-// Every function is an instance of one loop template over an element functor, collected at compile time
-// into a table indexed [op][type]: reduce_fn() is one load. Integer arithmetic wraps (it runs in the
+// Every function is an instance of one loop template (reduce_loops.h), collected at compile time into
+// tables indexed [op][type]: reduce_fn() is one load from the installed table. That table is this
+// file's (every type, for the build's target) overlaid at MPI_Init with the vectorised kernels of the
+// widest instruction set the CPU runs (reduce_kernels.cc). Integer arithmetic wraps (it runs in the
 // unsigned type), so overflow is defined and identical on every rank. Logical results are 0 or 1.
 #include "collectives/reduce_ops.h"
 
 #include <complex>
 #include <cstring>
-#include <type_traits>
+
+#include "collectives/reduce_loops.h"
+#include "pami/config.h"
+
+// Makefile.am builds the avx2 and avx512 kernels on x86-64 only (its X86_64 condition).
+#if defined(__x86_64__)
+#define PAMIR_REDUCE_X86_64 1
+#else
+#define PAMIR_REDUCE_X86_64 0
+#endif
 
 namespace pamir::coll {
 
 namespace {
 
-// --- element types -----------------------------------------------------------------------------
+// --- the types only this file reduces -----------------------------------------------------------
 
 template <typename V, typename I>
 struct Pair {
@@ -28,149 +39,44 @@ struct Pair {
   I index;
 };
 
-// What each ElemType is in memory. c_bool is read as a byte: a _Bool holding anything but 0 or 1 must
-// still count as true without undefined behaviour.
-template <ElemType E>
-struct Storage {
-  using type = void;
+template <>
+struct Storage<ElemType::f80> {
+  using type = long double;
 };
-#define PAMIR_STORAGE(e, ...)   \
-  template <>                   \
-  struct Storage<ElemType::e> { \
-    using type = __VA_ARGS__;   \
-  }
-PAMIR_STORAGE(i8, int8_t);
-PAMIR_STORAGE(u8, uint8_t);
-PAMIR_STORAGE(i16, int16_t);
-PAMIR_STORAGE(u16, uint16_t);
-PAMIR_STORAGE(i32, int32_t);
-PAMIR_STORAGE(u32, uint32_t);
-PAMIR_STORAGE(i64, int64_t);
-PAMIR_STORAGE(u64, uint64_t);
-PAMIR_STORAGE(f32, float);
-PAMIR_STORAGE(f64, double);
-PAMIR_STORAGE(f80, long double);
-PAMIR_STORAGE(cf32, std::complex<float>);
-PAMIR_STORAGE(cf64, std::complex<double>);
-PAMIR_STORAGE(cf80, std::complex<long double>);
-PAMIR_STORAGE(c_bool, uint8_t);
-PAMIR_STORAGE(f_logical, int32_t);
-PAMIR_STORAGE(byte, uint8_t);
-PAMIR_STORAGE(float_int, Pair<float, int>);
-PAMIR_STORAGE(double_int, Pair<double, int>);
-PAMIR_STORAGE(long_int, Pair<long, int>);
-PAMIR_STORAGE(int2, Pair<int, int>);
-PAMIR_STORAGE(short_int, Pair<short, int>);
-PAMIR_STORAGE(long_double_int, Pair<long double, int>);
-PAMIR_STORAGE(real2, Pair<float, float>);
-PAMIR_STORAGE(double2, Pair<double, double>);
-PAMIR_STORAGE(integer2, Pair<int, int>);
-#undef PAMIR_STORAGE
-
-// The classes of §6.9.2.
-enum class Class { none, integer, floating, complex, logical, byte, pair };
-
-constexpr Class class_of(ElemType e) {
-  switch (e) {
-    case ElemType::i8:
-    case ElemType::u8:
-    case ElemType::i16:
-    case ElemType::u16:
-    case ElemType::i32:
-    case ElemType::u32:
-    case ElemType::i64:
-    case ElemType::u64:
-      return Class::integer;
-    case ElemType::f32:
-    case ElemType::f64:
-    case ElemType::f80:
-      return Class::floating;
-    case ElemType::cf32:
-    case ElemType::cf64:
-    case ElemType::cf80:
-      return Class::complex;
-    case ElemType::c_bool:
-    case ElemType::f_logical:
-      return Class::logical;
-    case ElemType::byte:
-      return Class::byte;
-    case ElemType::float_int:
-    case ElemType::double_int:
-    case ElemType::long_int:
-    case ElemType::int2:
-    case ElemType::short_int:
-    case ElemType::long_double_int:
-    case ElemType::real2:
-    case ElemType::double2:
-    case ElemType::integer2:
-      return Class::pair;
-    default:
-      return Class::none;
-  }
-}
-
-constexpr bool allowed(OpKind op, Class c) {
-  switch (op) {
-    case OpKind::min:
-    case OpKind::max:
-      return c == Class::integer || c == Class::floating;
-    case OpKind::sum:
-    case OpKind::prod:
-      return c == Class::integer || c == Class::floating || c == Class::complex;
-    case OpKind::land:
-    case OpKind::lor:
-    case OpKind::lxor:
-      return c == Class::integer || c == Class::logical;
-    case OpKind::band:
-    case OpKind::bor:
-    case OpKind::bxor:
-      return c == Class::integer || c == Class::byte;
-    case OpKind::minloc:
-    case OpKind::maxloc:
-      return c == Class::pair;
-    default:
-      return false;  // replace, no_op: one-sided only
-  }
-}
-
-// --- element operations: a (in) op b (inout) -> b --------------------------------------------------
-
-// Integer arithmetic in an unsigned type at least as wide as unsigned int: wraps instead of overflowing
-// (and no promotion to signed int, where uint16_t * uint16_t could overflow).
-template <typename T>
-using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-
-template <OpKind Op, typename T>
-inline T apply1(T a, T b) {
-  if constexpr (Op == OpKind::sum) {
-    if constexpr (std::is_integral_v<T>)
-      return T(Wide<T>(a) + Wide<T>(b));
-    else
-      return a + b;
-  } else if constexpr (Op == OpKind::prod) {
-    if constexpr (std::is_integral_v<T>)
-      return T(Wide<T>(a) * Wide<T>(b));
-    else
-      return a * b;
-  } else if constexpr (Op == OpKind::min) {
-    return a < b ? a : b;
-  } else if constexpr (Op == OpKind::max) {
-    return a > b ? a : b;
-  } else if constexpr (Op == OpKind::land) {
-    return T((a != 0) & (b != 0));
-  } else if constexpr (Op == OpKind::lor) {
-    return T((a != 0) | (b != 0));
-  } else if constexpr (Op == OpKind::lxor) {
-    return T((a != 0) ^ (b != 0));
-  } else if constexpr (Op == OpKind::band) {
-    return T(a & b);
-  } else if constexpr (Op == OpKind::bor) {
-    return T(a | b);
-  } else {
-    static_assert(Op == OpKind::bxor);
-    return T(a ^ b);
-  }
-}
+template <>
+struct Storage<ElemType::cf32> {
+  using type = std::complex<float>;
+};
+template <>
+struct Storage<ElemType::cf64> {
+  using type = std::complex<double>;
+};
+template <>
+struct Storage<ElemType::cf80> {
+  using type = std::complex<long double>;
+};
+template <ElemType E, typename V, typename I>
+struct PairStorage {
+  using type = Pair<V, I>;
+};
+template <>
+struct Storage<ElemType::float_int> : PairStorage<ElemType::float_int, float, int> {};
+template <>
+struct Storage<ElemType::double_int> : PairStorage<ElemType::double_int, double, int> {};
+template <>
+struct Storage<ElemType::long_int> : PairStorage<ElemType::long_int, long, int> {};
+template <>
+struct Storage<ElemType::int2> : PairStorage<ElemType::int2, int, int> {};
+template <>
+struct Storage<ElemType::short_int> : PairStorage<ElemType::short_int, short, int> {};
+template <>
+struct Storage<ElemType::long_double_int> : PairStorage<ElemType::long_double_int, long double, int> {};
+template <>
+struct Storage<ElemType::real2> : PairStorage<ElemType::real2, float, float> {};
+template <>
+struct Storage<ElemType::double2> : PairStorage<ElemType::double2, double, double> {};
+template <>
+struct Storage<ElemType::integer2> : PairStorage<ElemType::integer2, int, int> {};
 
 // MINLOC/MAXLOC: the better value wins; on a tie the lower index.
 template <OpKind Op, typename V, typename I>
@@ -183,55 +89,54 @@ inline void apply_pair(const Pair<V, I> &a, Pair<V, I> &b) {
   }
 }
 
-template <typename T>
-struct IsPair : std::false_type {};
-template <typename V, typename I>
-struct IsPair<Pair<V, I>> : std::true_type {};
-
 template <OpKind Op, ElemType E>
-void loop(const void *in, void *inout, size_t count) {
-  using T = typename Storage<E>::type;
-  const T *a = static_cast<const T *>(in);
-  T *b = static_cast<T *>(inout);
-  if constexpr (IsPair<T>::value) {
-    for (size_t i = 0; i < count; ++i) apply_pair<Op>(a[i], b[i]);
-  } else {
-    for (size_t i = 0; i < count; ++i) b[i] = apply1<Op>(a[i], b[i]);
+struct AnyLoop {
+  static void run(const void *in, void *inout, size_t count) {
+    if constexpr (class_of(E) == Class::pair) {
+      using T = typename Storage<E>::type;
+      const T *a = static_cast<const T *>(in);
+      T *b = static_cast<T *>(inout);
+      for (size_t i = 0; i < count; ++i) apply_pair<Op>(a[i], b[i]);
+    } else {
+      loop<Op, E>(in, inout, count);
+    }
   }
-}
-
-// --- the table --------------------------------------------------------------------------------------
-
-constexpr size_t kOps = size_t(OpKind::count_);
-constexpr size_t kTypes = size_t(ElemType::count_);
-
-template <size_t O, size_t E>
-constexpr ReduceFn entry() {
-  constexpr OpKind op = OpKind(O);
-  constexpr ElemType type = ElemType(E);
-  if constexpr (allowed(op, class_of(type))) {
-    return &loop<op, type>;
-  } else {
-    return nullptr;
-  }
-}
-
-template <size_t O, size_t... E>
-constexpr void fill_row(ReduceFn (&row)[kTypes], std::index_sequence<E...>) {
-  ((row[E] = entry<O, E>()), ...);
-}
-
-template <size_t... O>
-constexpr void fill_all(ReduceFn (&t)[kOps][kTypes], std::index_sequence<O...>) {
-  (fill_row<O>(t[O], std::make_index_sequence<kTypes>()), ...);
-}
-
-struct Table {
-  ReduceFn fn[kOps][kTypes] = {};
-  constexpr Table() { fill_all(fn, std::make_index_sequence<kOps>()); }
 };
 
-constexpr Table kTable;
+constexpr bool every_type(ElemType) {
+  return true;
+}
+
+// --- the instruction sets ------------------------------------------------------------------------
+
+struct IsaTables {
+  ReduceTable table[size_t(ReduceIsa::count_)] = {};
+  IsaTables() {
+    for (ReduceTable &t : table)
+      fill_table<AnyLoop, every_type>(t, std::make_index_sequence<kOps * kTypes>());
+    fill_reduce_kernels_baseline(table[size_t(ReduceIsa::baseline)]);
+#if PAMIR_REDUCE_X86_64
+    fill_reduce_kernels_avx2(table[size_t(ReduceIsa::avx2)]);
+    fill_reduce_kernels_avx512(table[size_t(ReduceIsa::avx512)]);
+#endif
+  }
+};
+const IsaTables &isa_tables() {
+  static const IsaTables t;
+  return t;
+}
+
+// Built before main (the first reduce_fn() may come before MPI_Init: MPI_Reduce_local is allowed
+// then) with the baseline set, which every CPU of the build's target runs.
+ReduceIsa g_isa = ReduceIsa::baseline;
+const ReduceTable *g_table = &isa_tables().table[size_t(ReduceIsa::baseline)];
+
+config::Setting isa_setting{
+    "PAMIR_REDUCE_ISA", "auto", config::Type::Choice,
+    "instruction set of the predefined reductions' kernels (auto: the widest this CPU "
+    "runs)",
+    "auto,sse2,avx2,avx512"};
+const bool registered = config::add(&isa_setting);
 
 void apply_builtin(const void *in, void *inout, size_t count, void *arg) {
   ReduceFn fn;
@@ -241,9 +146,75 @@ void apply_builtin(const void *in, void *inout, size_t count, void *arg) {
 
 }  // namespace
 
+const char *reduce_isa_name(ReduceIsa isa) {
+  switch (isa) {
+    case ReduceIsa::baseline:
+      return PAMIR_REDUCE_X86_64 ? "sse2" : "baseline";
+    case ReduceIsa::avx2:
+      return "avx2";
+    case ReduceIsa::avx512:
+      return "avx512";
+    default:
+      return "(invalid)";
+  }
+}
+
+bool reduce_isa_supported(ReduceIsa isa) {
+#if PAMIR_REDUCE_X86_64
+  __builtin_cpu_init();
+  switch (isa) {
+    case ReduceIsa::baseline:
+      return true;
+    case ReduceIsa::avx2:
+      return __builtin_cpu_supports("avx2");
+    case ReduceIsa::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    default:
+      return false;
+  }
+#else
+  return isa == ReduceIsa::baseline;
+#endif
+}
+
+ReduceIsa reduce_isa() {
+  return g_isa;
+}
+
+bool reduce_init(std::string &why) {
+  (void)registered;
+  // Choices: 0 auto, then the sets in enum order.
+  ReduceIsa want = ReduceIsa::baseline;
+  if (isa_setting.number == 0) {
+    for (size_t i = size_t(ReduceIsa::count_); i-- > 0;)
+      if (reduce_isa_supported(ReduceIsa(i))) {
+        want = ReduceIsa(i);
+        break;
+      }
+  } else {
+    want = ReduceIsa(isa_setting.number - 1);
+    if (!reduce_isa_supported(want)) {
+      why = "PAMIR_REDUCE_ISA=" + isa_setting.value + " is not valid: this " +
+            (PAMIR_REDUCE_X86_64 ? "CPU does not run it" : "build has only the baseline kernels");
+      return false;
+    }
+  }
+  g_isa = want;
+  g_table = &isa_tables().table[size_t(want)];
+  return true;
+}
+
 ReduceFn reduce_fn(OpKind op, ElemType type) {
   if (size_t(op) >= kOps || size_t(type) >= kTypes) return nullptr;
-  return kTable.fn[size_t(op)][size_t(type)];
+  return (*g_table)[size_t(op)][size_t(type)];
+}
+
+ReduceFn reduce_fn(OpKind op, ElemType type, ReduceIsa isa) {
+  if (size_t(op) >= kOps || size_t(type) >= kTypes || size_t(isa) >= size_t(ReduceIsa::count_))
+    return nullptr;
+  if (!reduce_isa_supported(isa)) isa = ReduceIsa::baseline;
+  return isa_tables().table[size_t(isa)][size_t(op)][size_t(type)];
 }
 
 const char *op_name(OpKind op) {

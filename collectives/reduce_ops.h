@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace pamir::coll {
 
@@ -58,10 +59,31 @@ enum class OpKind : uint8_t {
   count_
 };
 
-// inout[i] = in[i] (op) inout[i] for i < count elements. nullptr when MPI does not define the
-// operation on the type (the caller reports MPI_ERR_OP).
+// inout[i] = in[i] (op) inout[i] for i < count elements; `in` and `inout` do not overlap. nullptr
+// when MPI does not define the operation on the type (the caller reports MPI_ERR_OP).
 using ReduceFn = void (*)(const void *in, void *inout, size_t count);
+using ReduceTable = ReduceFn[size_t(OpKind::count_)][size_t(ElemType::count_)];
+
+// The instruction sets the kernels of the integer, logical, byte, float and double types are built
+// for (collectives/reduce_kernels.cc). `baseline` is the build's own target (SSE2 on x86-64); the
+// others exist on x86-64 only. MPI_Init installs the widest the CPU runs, or PAMIR_REDUCE_ISA's.
+enum class ReduceIsa : uint8_t { baseline, avx2, avx512, count_ };
+const char *reduce_isa_name(ReduceIsa isa);
+bool reduce_isa_supported(ReduceIsa isa);  // built, and this CPU runs it
+ReduceIsa reduce_isa();                    // the set reduce_fn() hands out
+// Installs PAMIR_REDUCE_ISA's set ("auto": the widest supported). False, with `why` naming the
+// variable, when the CPU lacks it.
+bool reduce_init(std::string &why);
+
+// The function of the installed set: one load.
 ReduceFn reduce_fn(OpKind op, ElemType type);
+// The function of a given set (tests and benchmarks); the baseline's where the set is not supported.
+ReduceFn reduce_fn(OpKind op, ElemType type, ReduceIsa isa);
+
+// Filled by reduce_kernels.cc, once per instruction set.
+void fill_reduce_kernels_baseline(ReduceTable &t);
+void fill_reduce_kernels_avx2(ReduceTable &t);
+void fill_reduce_kernels_avx512(ReduceTable &t);
 
 const char *op_name(OpKind op);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/coll.h"
+#include "collectives/reduce_ops.h"
 #include "collectives/registry.h"
 #include "mpi/check.h"
 #include "mpi/op.h"
@@ -42,6 +43,7 @@ int init(const char *fn, int required, int *provided) {
   std::vector<std::string> warnings;
   if (!config::load(why, warnings)) init_failed(fn, why);
   if (!coll::registry_init(why)) init_failed(fn, why);
+  if (!coll::reduce_init(why)) init_failed(fn, why);
   const int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
                     : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                      : required;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/reduce_ops.h"
 #include "collectives/registry.h"
 #include "devices/ofi/ofi_device.h"
 #include "mpi.h"
@@ -188,6 +189,16 @@ bool print_collectives() {
       "Collective algorithms (per collective: its size classes; its list, where the first entry whose bits "
       "match a call wins; its algorithms. PAMIR_COLL_<NAME> forces one)\n");
   std::fputs(pamir::coll::describe_selection().c_str(), stdout);
+  if (!pamir::coll::reduce_init(why)) {
+    std::fprintf(stderr, "pamir_info: %s\n", why.c_str());
+    return false;
+  }
+  std::printf("Reduction kernels: %s (PAMIR_REDUCE_ISA; this CPU runs:",
+              pamir::coll::reduce_isa_name(pamir::coll::reduce_isa()));
+  for (unsigned i = 0; i < unsigned(pamir::coll::ReduceIsa::count_); ++i)
+    if (pamir::coll::reduce_isa_supported(pamir::coll::ReduceIsa(i)))
+      std::printf(" %s", pamir::coll::reduce_isa_name(pamir::coll::ReduceIsa(i)));
+  std::printf(")\n");
   return true;
 }
 

@@ -5,7 +5,11 @@
 #include <climits>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "collectives/reduce_ops.h"
 
@@ -282,5 +286,182 @@ TEST(ReduceOps, LongVectors) {
   for (size_t i = 0; i < n; ++i) {
     ASSERT_EQ(b[i], 3.0 * double(i)) << i;
     ASSERT_EQ(d[i], int64_t(i) * 3) << i;
+  }
+}
+
+// --- the vectorised kernels of every instruction set against a scalar reference --------------------
+
+namespace {
+
+using pamir::coll::reduce_isa_name;
+using pamir::coll::reduce_isa_supported;
+using pamir::coll::ReduceIsa;
+
+// The reference: one element at a time, with arithmetic wrapping through uint64_t (C++20 defines the
+// narrowing back), and MIN/MAX as Open MPI's and MPICH's loops compute inout = inout OP in ? inout : in.
+template <typename T>
+T reference(OpKind op, T in, T io) {
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case OpKind::sum:
+        return T(uint64_t(in) + uint64_t(io));
+      case OpKind::prod:
+        return T(uint64_t(in) * uint64_t(io));
+      case OpKind::band:
+        return T(in & io);
+      case OpKind::bor:
+        return T(in | io);
+      case OpKind::bxor:
+        return T(in ^ io);
+      case OpKind::land:
+        return T(in != 0 && io != 0);
+      case OpKind::lor:
+        return T(in != 0 || io != 0);
+      case OpKind::lxor:
+        return T((in != 0) != (io != 0));
+      default:
+        break;
+    }
+  } else {
+    if (op == OpKind::sum) return in + io;
+    if (op == OpKind::prod) return in * io;
+  }
+  if (op == OpKind::min) return io < in ? io : in;
+  return io > in ? io : in;  // max
+}
+
+template <typename T>
+bool same(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a && b != b) return true;          // both NaN
+    return std::memcmp(&a, &b, sizeof a) == 0;  // tells -0 from +0
+  } else {
+    return a == b;
+  }
+}
+
+// Values with every edge: zero, one, minus one, the extremes, and for floats NaN, infinities and -0;
+// the rest pseudo-random.
+template <typename T>
+std::vector<T> values(size_t n, uint64_t seed) {
+  std::vector<T> edges = {T(0),
+                          T(1),
+                          T(T(0) - T(1)),
+                          std::numeric_limits<T>::min(),
+                          std::numeric_limits<T>::max(),
+                          std::numeric_limits<T>::lowest(),
+                          T(2),
+                          T(3)};
+  if constexpr (std::is_floating_point_v<T>) {
+    edges.push_back(std::numeric_limits<T>::quiet_NaN());
+    edges.push_back(std::numeric_limits<T>::infinity());
+    edges.push_back(-std::numeric_limits<T>::infinity());
+    edges.push_back(T(-0.0));
+    edges.push_back(T(0.5));
+  }
+  std::vector<T> v(n);
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    if (x % 4 == 0) {
+      v[i] = edges[(x >> 8) % edges.size()];
+    } else if constexpr (std::is_floating_point_v<T>) {
+      v[i] = T(int64_t(x >> 20) % 2001 - 1000) / T(8);
+    } else {
+      T t;
+      std::memcpy(&t, &x, sizeof t);
+      v[i] = t;
+    }
+  }
+  return v;
+}
+
+// Every count from 0 to 70 (each remainder of every vector width), a few long ones, and starts that are
+// not vector-aligned, for one (op, type) of one instruction set.
+template <typename T>
+void check_kernel(ReduceIsa isa, OpKind op, ElemType type) {
+  ReduceFn fn = reduce_fn(op, type, isa);
+  ASSERT_NE(fn, nullptr) << reduce_isa_name(isa) << " " << op_name(op) << " " << int(type);
+  std::vector<size_t> counts;
+  for (size_t n = 0; n <= 70; ++n) counts.push_back(n);
+  for (size_t n : {127, 129, 255, 1000, 4099}) counts.push_back(n);
+  uint64_t seed = 1;
+  for (size_t n : counts)
+    for (size_t skew : {0, 1, 3}) {
+      const std::vector<T> in = values<T>(n + skew, seed++), io0 = values<T>(n + skew, seed++);
+      std::vector<T> io = io0;
+      fn(in.data() + skew, io.data() + skew, n);
+      for (size_t i = 0; i < skew; ++i) ASSERT_TRUE(same(io[i], io0[i])) << "wrote before the vector";
+      for (size_t i = skew; i < n + skew; ++i)
+        ASSERT_TRUE(same(io[i], reference(op, in[i], io0[i])))
+            << reduce_isa_name(isa) << " " << op_name(op) << " type " << int(type) << " count " << n
+            << " skew " << skew << " element " << i - skew << ": in " << +in[i] << " inout " << +io0[i]
+            << " gave " << +io[i] << ", want " << +reference(op, in[i], io0[i]);
+    }
+}
+
+template <typename T>
+void check_type(ReduceIsa isa, ElemType type, std::initializer_list<OpKind> ops) {
+  for (OpKind op : ops) check_kernel<T>(isa, op, type);
+}
+
+constexpr std::initializer_list<OpKind> kIntegerOps = {OpKind::sum,  OpKind::prod, OpKind::min,  OpKind::max,
+                                                       OpKind::band, OpKind::bor,  OpKind::bxor, OpKind::land,
+                                                       OpKind::lor,  OpKind::lxor};
+
+}  // namespace
+
+TEST(ReduceKernels, EveryInstructionSetMatchesTheReference) {
+  int tested = 0;
+  for (unsigned i = 0; i < unsigned(ReduceIsa::count_); ++i) {
+    const ReduceIsa isa = ReduceIsa(i);
+    if (!reduce_isa_supported(isa)) {
+      std::printf("[   NOTE   ] this CPU does not run the %s kernels: not tested here\n",
+                  reduce_isa_name(isa));
+      continue;
+    }
+    ++tested;
+    check_type<int8_t>(isa, ElemType::i8, kIntegerOps);
+    check_type<uint8_t>(isa, ElemType::u8, kIntegerOps);
+    check_type<int16_t>(isa, ElemType::i16, kIntegerOps);
+    check_type<uint16_t>(isa, ElemType::u16, kIntegerOps);
+    check_type<int32_t>(isa, ElemType::i32, kIntegerOps);
+    check_type<uint32_t>(isa, ElemType::u32, kIntegerOps);
+    check_type<int64_t>(isa, ElemType::i64, kIntegerOps);
+    check_type<uint64_t>(isa, ElemType::u64, kIntegerOps);
+    check_type<float>(isa, ElemType::f32, {OpKind::sum, OpKind::prod, OpKind::min, OpKind::max});
+    check_type<double>(isa, ElemType::f64, {OpKind::sum, OpKind::prod, OpKind::min, OpKind::max});
+    check_type<uint8_t>(isa, ElemType::byte, {OpKind::band, OpKind::bor, OpKind::bxor});
+    check_type<int32_t>(isa, ElemType::f_logical, {OpKind::land, OpKind::lor, OpKind::lxor});
+  }
+  EXPECT_GE(tested, 1);  // the baseline always runs
+}
+
+TEST(ReduceKernels, EverySetAllowsTheSamePairs) {
+  for (unsigned i = 0; i < unsigned(ReduceIsa::count_); ++i)
+    for (unsigned o = 0; o < unsigned(OpKind::count_); ++o)
+      for (unsigned t = 0; t < unsigned(ElemType::count_); ++t)
+        EXPECT_EQ(reduce_fn(OpKind(o), ElemType(t), ReduceIsa(i)) == nullptr,
+                  reduce_fn(OpKind(o), ElemType(t), ReduceIsa::baseline) == nullptr)
+            << reduce_isa_name(ReduceIsa(i)) << " " << op_name(OpKind(o)) << " " << t;
+}
+
+TEST(ReduceKernels, NanInMaxAndMinAsThePeers) {
+  // Open MPI's and MPICH's loops (MPI_Reduce_local, measured): a NaN arriving in `in` wins, a NaN
+  // already in `inout` gives way. Each set, on a vector long enough for its widest body.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (unsigned i = 0; i < unsigned(ReduceIsa::count_); ++i) {
+    const ReduceIsa isa = ReduceIsa(i);
+    for (OpKind op : {OpKind::max, OpKind::min}) {
+      float in[64], io[64];
+      for (int k = 0; k < 64; ++k) in[k] = nan, io[k] = 1.0f;
+      reduce_fn(op, ElemType::f32, isa)(in, io, 64);
+      for (int k = 0; k < 64; ++k)
+        ASSERT_NE(io[k], io[k]) << reduce_isa_name(isa) << " " << op_name(op) << " " << k;
+      for (int k = 0; k < 64; ++k) in[k] = 1.0f, io[k] = nan;
+      reduce_fn(op, ElemType::f32, isa)(in, io, 64);
+      for (int k = 0; k < 64; ++k)
+        ASSERT_EQ(io[k], 1.0f) << reduce_isa_name(isa) << " " << op_name(op) << " " << k;
+    }
   }
 }
