@@ -13,10 +13,11 @@ const struct {
   uint32_t bit;
   const char *name;
 } kBitNames[] = {
-    {kPowerOfTwo, "power-of-two"},  {kOneNode, "one-node"},      {kSmallComm, "small"},
-    {kNodeOrdered, "node-ordered"}, {kContiguous, "contiguous"}, {kBuiltinOp, "builtin-op"},
-    {kCommutative, "commutative"},  {kInPlace, "in-place"},      {kAligned, "aligned"},
-    {kExclusive, "exclusive"},      {kShmSlot, "shm-slot"},      {kNodeGroups, "node-groups"},
+    {kPowerOfTwo, "power-of-two"},       {kOneNode, "one-node"},      {kSmallComm, "small"},
+    {kNodeOrdered, "node-ordered"},      {kContiguous, "contiguous"}, {kBuiltinOp, "builtin-op"},
+    {kCommutative, "commutative"},       {kInPlace, "in-place"},      {kAligned, "aligned"},
+    {kExclusive, "exclusive"},           {kShmSlot, "shm-slot"},      {kNodeGroups, "node-groups"},
+    {kOversubscribed, "oversubscribed"},
 };
 }  // namespace
 
@@ -24,7 +25,8 @@ const char *collective_name(Collective c) {
   return size_t(c) < size_t(Collective::count_) ? kCollectiveNames[size_t(c)] : "?";
 }
 
-uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bool node_groups) {
+uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bool node_groups,
+                   bool oversubscribed) {
   uint32_t m = 0;
   if (size > 0 && (size & (size - 1)) == 0) m |= kPowerOfTwo;
   if (one_node) m |= kOneNode;
@@ -32,6 +34,7 @@ uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bo
   if (node_ordered) m |= kNodeOrdered;
   if (shm_slot) m |= kShmSlot;
   if (node_groups) m |= kNodeGroups;
+  if (oversubscribed) m |= kOversubscribed;
   return m;
 }
 

@@ -51,6 +51,10 @@ constexpr uint32_t kShmSlot = 1u << 4;
 // of the communicator's ranks: a hierarchical algorithm (one leader per node, the node's shared
 // memory inside it, the fabric between nodes; collectives/nodes.h) has a node phase to do.
 constexpr uint32_t kNodeGroups = 1u << 5;
+// The node's ranks outnumber its usable CPUs (pami/cpus.h), so a rank that waits for every other to
+// arrive waits for time slices: algorithms that synchronise all ranks several times lose to trees.
+// The same on every rank of a one-node communicator.
+constexpr uint32_t kOversubscribed = 1u << 6;
 constexpr uint32_t kContiguous = 1u << 8;  // the datatype is contiguous
 constexpr uint32_t kBuiltinOp = 1u << 9;   // a predefined reduction operation
 constexpr uint32_t kCommutative = 1u << 10;
@@ -61,7 +65,7 @@ constexpr uint32_t kAligned = 1u << 12;  // every buffer 64-byte aligned
 constexpr uint32_t kExclusive = 1u << 13;
 constexpr uint32_t kSizeClassShift = 16;
 constexpr uint32_t kSizeClassBits = 0xFu << kSizeClassShift;
-constexpr uint32_t kAllBits = 0x3Fu | (0x3Fu << 8) | kSizeClassBits;
+constexpr uint32_t kAllBits = 0x7Fu | (0x3Fu << 8) | kSizeClassBits;
 constexpr int kSmallCommMax = 8;
 
 inline uint32_t size_class_bits(unsigned size_class) {
@@ -80,7 +84,8 @@ inline uint32_t rank_local_bits(Collective c) {
 
 // The partial mask of a communicator (the same for every collective today; kept per collective so that
 // one may care about a characteristic the others do not compute).
-uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bool node_groups = false);
+uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bool node_groups = false,
+                   bool oversubscribed = false);
 
 // The bit of one name describe_mask uses ("one-node"); 0 for a name of no bit.
 uint32_t bit_by_name(const std::string &name);

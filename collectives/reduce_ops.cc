@@ -116,8 +116,9 @@ struct IsaTables {
       fill_table<AnyLoop, every_type>(t, std::make_index_sequence<kOps * kTypes>());
     fill_reduce_kernels_baseline(table[size_t(ReduceIsa::baseline)]);
 #if PAMIR_REDUCE_X86_64
-    fill_reduce_kernels_avx2(table[size_t(ReduceIsa::avx2)]);
-    fill_reduce_kernels_avx512(table[size_t(ReduceIsa::avx512)]);
+    // Even filling a table compiled for a set may use its instructions: only where the CPU runs them.
+    if (reduce_isa_supported(ReduceIsa::avx2)) fill_reduce_kernels_avx2(table[size_t(ReduceIsa::avx2)]);
+    if (reduce_isa_supported(ReduceIsa::avx512)) fill_reduce_kernels_avx512(table[size_t(ReduceIsa::avx512)]);
 #endif
   }
 };

@@ -34,6 +34,15 @@ const Algorithm kAlgorithms[] = {
      "every rank's shared-memory cells, reduced by the root in rank order (in chunks)"},
     {C::allreduce, "shm", allreduce_shm, kShmSlot | kExclusive,
      "every rank's shared-memory cells, reduced by each rank in rank order (in chunks)"},
+    {C::reduce, "cma", reduce_cma, kShmSlot | kExclusive,
+     "each rank reduces its block straight out of the others' buffers (cross-memory reads) and writes it "
+     "into the root's"},
+    {C::reduce, "cma_root", reduce_cma_root, kShmSlot | kExclusive,
+     "the root reduces every rank's vector straight out of its buffer (cross-memory reads); the others "
+     "leave once read"},
+    {C::allreduce, "cma", allreduce_cma, kShmSlot | kExclusive,
+     "each rank reduces its block straight out of the others' buffers (cross-memory reads), then reads "
+     "the others' finished blocks"},
     {C::bcast, "binomial", bcast_binomial, 0, "binomial tree from the root"},
     {C::bcast, "scatter_allgather", bcast_scatter_allgather, 0,
      "binomial scatter of p blocks, then a ring allgather (large messages)"},
@@ -101,7 +110,15 @@ const DefaultEntry kDefaults[] = {
     {C::bcast, "scatter_allgather", size_class_bits(3), kSmallComm | kSC},
     {C::bcast, "binomial", 0, 0},
     {C::reduce, "shm", kShmSlot | kExclusive | size_class_bits(0), kShmSlot | kExclusive | kSC},
+    {C::reduce, "binomial", kOversubscribed | size_class_bits(1), kOversubscribed | kSC},
+    {C::reduce, "binomial", kOversubscribed | size_class_bits(2), kOversubscribed | kSC},
+    {C::reduce, "cma_root", kShmSlot | kExclusive | size_class_bits(1), kShmSlot | kExclusive | kSC},
+    {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(2), kShmSlot | kExclusive | kSC},
+    {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(3), kShmSlot | kExclusive | kSC},
+    {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(4), kShmSlot | kExclusive | kSC},
     {C::reduce, "binomial", 0, 0},
+    {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(2), kShmSlot | kExclusive | kSC},
+    {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(3), kShmSlot | kExclusive | kSC},
     {C::allreduce, "hierarchical", kNodeGroups | kCommutative, kOneNode | kNodeGroups | kCommutative},
     {C::allreduce, "hierarchical", kNodeGroups | kNodeOrdered, kOneNode | kNodeGroups | kNodeOrdered},
     {C::allreduce, "ring", kCommutative | size_class_bits(2), kCommutative | kSC},
@@ -135,6 +152,8 @@ const DefaultEntry kDefaults[] = {
 // algorithms win up to 8 KiB here, have class 0 below 16 KiB.
 constexpr SizeTable kDefaultSizes{{2048, 65536, 524288}, 3};
 constexpr SizeTable kShmSizes{{16384, 65536, 524288}, 3};
+// reduce: 0 below 16 KiB (shm), 1 to 64 KiB, 2 to 128 KiB, 3 to 512 KiB, 4 above.
+constexpr SizeTable kReduceSizes{{16384, 65536, 131072, 524288}, 4};
 
 Selector g_selector;
 SizeTable g_sizes[size_t(C::count_)];
@@ -247,7 +266,7 @@ std::string algorithm_names(Collective c) {
 void load_defaults() {
   for (size_t c = 0; c < size_t(C::count_); ++c) {
     g_selector.clear(C(c));
-    g_sizes[c] = C(c) == C::bcast || C(c) == C::reduce ? kShmSizes : kDefaultSizes;
+    g_sizes[c] = C(c) == C::reduce ? kReduceSizes : C(c) == C::bcast ? kShmSizes : kDefaultSizes;
   }
   std::string why;
   for (const DefaultEntry &d : kDefaults) {

@@ -369,7 +369,8 @@ void comm_coll_init(Comm *c) {
   c->coll_slots.clear();
   if (shm_slot && c->size > 1)
     for (int r = 0; r < c->size; ++r) c->coll_slots.push_back(coll::shm_slot(c->task_of(r), c->coll_ctx()));
-  const uint32_t m = coll::comm_mask(c->size, one_node, node_ordered, shm_slot, node_groups);
+  const uint32_t m = coll::comm_mask(c->size, one_node, node_ordered, shm_slot, node_groups,
+                                     one_node && context().oversubscribed());
   for (size_t k = 0; k < size_t(coll::Collective::count_); ++k) {
     c->coll_mask[k] = m;
     c->coll_forced[k] = -1;

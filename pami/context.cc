@@ -47,6 +47,7 @@ int Context::init(std::string &why) {
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
   fault_rdma_read_ = config::fault.number == 1;  // the index of rdma-read in PAMIR_FAULT's choices
   enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices (auto,yes,no)
+  oversubscribed_ = boot_.local_size() > usable_cpus();
   switch (config::yield_when_idle.number) {
     case kYieldYes:
       yield_ = true;
@@ -55,7 +56,7 @@ int Context::init(std::string &why) {
       yield_ = false;
       break;
     default:
-      yield_ = boot_.local_size() > usable_cpus();
+      yield_ = oversubscribed_;
       break;
   }
   // A pass that yields the core costs a system call and often a context switch already: the fabric's

@@ -203,12 +203,30 @@ class Context {
     }
   }
 
+  // Whether this node's ranks outnumber its usable CPUs (pami/cpus.h), whatever PAMIR_YIELD_WHEN_IDLE says.
+  bool oversubscribed() const { return oversubscribed_; }
+
   // The shared-memory collectives' area of `task` (Device::coll_area): nullptr when no device offers one.
   void *coll_area(uint32_t task) const { return shm_ ? shm_->coll_area(task) : nullptr; }
   size_t coll_area_bytes() const { return shm_ ? shm_->coll_area_bytes() : 0; }
   // After a write into shared memory that `task` may wait on (Device::coll_notify).
   void coll_notify(uint32_t task) {
     if (task != self_) shm_->coll_notify(task);
+  }
+  // Cross-memory access to the memory of a process of this node, for the collectives that reduce
+  // straight out of each other's buffers: whether this process may read and write `task`'s memory
+  // (the shm device's probe, and PAMIR_SHM_CMA), and the copies themselves (bytes moved, or -errno).
+  bool node_memory_reachable(uint32_t task) {
+    return task == self_ || (shm_ && peers_[task].path == Path::shm && !peers_[task].cma_refused &&
+                             shm_->remote_access(task) == 0);
+  }
+  ssize_t node_read(uint32_t task, void *local, const void *remote, size_t len) {
+    struct iovec l = {local, len}, r = {const_cast<void *>(remote), len};
+    return shm_->read_remote(task, &l, 1, &r, 1, 0);
+  }
+  ssize_t node_write(uint32_t task, const void *local, void *remote, size_t len) {
+    struct iovec l = {const_cast<void *>(local), len}, r = {remote, len};
+    return shm_->write_remote(task, &l, 1, &r, 1, 0);
   }
 
  private:
@@ -395,6 +413,7 @@ class Context {
   // Ranks outnumber the node's CPUs (or PAMIR_YIELD_WHEN_IDLE=yes): a blocked call gives the core away
   // between polls, since the peer it waits for may need this very core to make the progress awaited.
   bool yield_ = false;
+  bool oversubscribed_ = false;  // this node's ranks outnumber its usable CPUs
   unsigned sleep_max_us_ = 10000;
   unsigned ofi_interval_ = 256;      // passes between fabric polls while shm is busy (poll_ofi_timed)
   unsigned shm_recent_ = 0;          // passes left before shm counts as quiet

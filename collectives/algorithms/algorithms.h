@@ -77,6 +77,9 @@ Task barrier_shm(Sched &s, Args a);
 Task bcast_shm(Sched &s, Args a);
 Task reduce_shm(Sched &s, Args a);
 Task allreduce_shm(Sched &s, Args a);
+Task reduce_cma(Sched &s, Args a);
+Task reduce_cma_root(Sched &s, Args a);
+Task allreduce_cma(Sched &s, Args a);
 
 Task alltoall_pairwise(Sched &s, Args a);
 Task alltoall_linear(Sched &s, Args a);

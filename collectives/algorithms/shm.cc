@@ -19,72 +19,14 @@
 #include <cstring>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/shm_cells.h"
 #include "collectives/shm_slot.h"
 #include "pami/context.h"
 #include "pami/request.h"
 
 namespace pamir::coll {
 
-namespace {
-
-bool cell_free(const void *cell) {
-  return shm_cell_free(static_cast<const ShmCell *>(cell));
-}
-
-// Which of rank r's cells holds publication `id`: what a reader waits for (lives in the frame).
-struct Find {
-  ShmSlot *slot;
-  uint64_t id;
-  mutable ShmCell *cell;
-};
-bool found(const void *arg) {
-  const auto *f = static_cast<const Find *>(arg);
-  for (ShmCell &c : f->slot->cell)
-    if (std::atomic_ref<uint64_t>(c.head.id).load(std::memory_order_acquire) == f->id) {
-      f->cell = &c;
-      return true;
-    }
-  return false;
-}
-inline Find find(const Sched &s, int r, uint64_t id) {
-  return Find{s.team.slots[r], id, nullptr};
-}
-
-// This process's next cell in the slot; `co_await s.until(cell_free, cell)` before writing into it.
-inline ShmCell *take_cell(const Sched &s) {
-  unsigned &next = shm_next_cell(s.team.ctx);
-  ShmCell *c = &s.team.slots[s.team.rank]->cell[next];
-  next ^= 1u;
-  return c;
-}
-
-// At the end of a call: starts fetching what the next publication reads (its cell's acknowledgements,
-// whose readers are usually done with it by now) and writes (the header), so that it does not wait for
-// those cache lines.
-void prefetch_next(const Sched &s) {
-  const ShmCell *c = &s.team.slots[s.team.rank]->cell[shm_next_cell(s.team.ctx)];
-  __builtin_prefetch(&c->head, 1);
-  for (int r = 0; r < s.team.size; r += 8) __builtin_prefetch(&c->ack[r], 0);
-}
-
-// The data of `c` is written: publishes it as `id` to `readers` (a team rank, or -1 for all others).
-void publish(Sched &s, ShmCell *c, uint64_t id, int readers) {
-  c->head.readers = readers;
-  c->head.size = uint16_t(s.team.size);
-  c->head.owner = uint16_t(s.team.rank);
-  std::atomic_ref<uint64_t>(c->head.id).store(id, std::memory_order_release);
-  if (readers >= 0) return context().coll_notify(s.team.tasks[readers]);
-  for (int r = 0; r < s.team.size; ++r)
-    if (r != s.team.rank) context().coll_notify(s.team.tasks[r]);
-}
-
-// Done with rank r's publication in `f`: the owner may reuse its cell.
-void acknowledge(Sched &s, const Find &f, int r) {
-  std::atomic_ref<uint64_t>(f.cell->ack[s.team.rank]).store(f.id, std::memory_order_release);
-  context().coll_notify(s.team.tasks[r]);
-}
-
-}  // namespace
+using namespace cells;  // NOLINT(google-build-using-namespace): the cells are this file's vocabulary
 
 Task barrier_shm(Sched &s, Args) {
   const int p = s.team.size, me = s.team.rank;
@@ -143,14 +85,22 @@ Task reduce_shm_impl(Sched &s, Args a, bool all) {
   const size_t cap = kShmCellData / ext * ext;
   ShmCell *theirs[kShmSlotMaxRanks];
   Find f{};
+  // The root of a reduce publishes nothing and combines its own data where it lies, except when, in
+  // place and not the last rank, rank order would overwrite it before its turn: then it stages it in
+  // its cell.
+  const bool publishes = all || me != root;
+  const bool stage_own = publishes || (a.in_place && !op.commutative && me != p - 1);
   for (size_t off = 0, chunk = 0; off < bytes; off += cap, ++chunk) {
     const size_t n = bytes - off < cap ? bytes - off : cap;
     const uint64_t id = shm_id(s.seq, chunk);
-    // The root of a reduce copies its own chunk too: in place, out is its input.
-    ShmCell *mine = take_cell(s);
-    co_await s.until(cell_free, mine);
-    std::memcpy(mine->data, in + off, n);
-    if (all || me != root) publish(s, mine, id, all ? -1 : root);
+    const unsigned char *own = in + off;
+    if (stage_own) {
+      ShmCell *mine = take_cell(s);
+      co_await s.until(cell_free, mine);
+      std::memcpy(mine->data, in + off, n);
+      if (publishes) publish(s, mine, id, all ? -1 : root);
+      own = mine->data;
+    }
     if (!gets_result) continue;
     for (int r = 0; r < p; ++r)
       if (r != me) {
@@ -158,10 +108,24 @@ Task reduce_shm_impl(Sched &s, Args a, bool all) {
         co_await s.until(found, &f);
         theirs[r] = f.cell;
       }
-    // out = x0 op (x1 op (... op x(p-1))): from the highest rank down, lower ranks on the left.
-    theirs[me] = mine;
-    std::memcpy(out + off, theirs[p - 1]->data, n);
-    for (int r = p - 2; r >= 0; --r) op.apply(theirs[r]->data, out + off, n / ext, op.arg);
+    unsigned char *acc = out + off;
+    if (!all && op.commutative) {
+      // One result, so any fixed order: the root's own data first (where it lies, in place).
+      int first = me;  // the rank whose data acc starts with
+      if (own != acc) {
+        first = me == 0 ? 1 : 0;
+        std::memcpy(acc, theirs[first]->data, n);
+        op.apply(own, acc, n / ext, op.arg);
+      }
+      for (int r = 0; r < p; ++r)
+        if (r != me && r != first) op.apply(theirs[r]->data, acc, n / ext, op.arg);
+    } else {
+      // out = x0 op (x1 op (... op x(p-1))): from the highest rank down, lower ranks on the left. Every
+      // rank of an allreduce combines in the same order, so all get the same bits.
+      auto data = [&](int r) { return r == me ? own : theirs[r]->data; };
+      if (data(p - 1) != acc) std::memcpy(acc, data(p - 1), n);
+      for (int r = p - 2; r >= 0; --r) op.apply(data(r), acc, n / ext, op.arg);
+    }
     for (int r = 0; r < p; ++r)
       if (r != me) acknowledge(s, Find{nullptr, id, theirs[r]}, r);
   }

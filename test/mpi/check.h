@@ -12,10 +12,12 @@
 static int checks_passed, checks_failed;
 
 /* TEST_REFUSE_CMA=1: before main (so before MPI_Init) this process refuses itself cross-memory attach
- * (refuse_cma.h); the library must notice and move the data another way. */
+ * (refuse_cma.h); the library must notice and move the data another way. TEST_REFUSE_CMA_RANK=N: only
+ * the process of rank N does (the launcher's PMIX_RANK), so the others can still read each other. */
 __attribute__((constructor)) static void refuse_cma_if_asked(void) {
-  const char *v = getenv("TEST_REFUSE_CMA");
-  if (!v || strcmp(v, "1") != 0) return;
+  const char *v = getenv("TEST_REFUSE_CMA"), *only = getenv("TEST_REFUSE_CMA_RANK"), *me = getenv("PMIX_RANK");
+  const int one = only && me && strcmp(only, me) == 0;
+  if (!one && (!v || strcmp(v, "1") != 0)) return;
   const int rc = refuse_cma();
   if (rc != 0) {
     fprintf(stderr, "TEST_REFUSE_CMA: cannot install the seccomp filter: %s\n", strerror(-rc));

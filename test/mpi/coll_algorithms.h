@@ -26,6 +26,12 @@ static inline int coll_no_shm_device(void) {
   return known;
 }
 
+/* The algorithms that work through the communicator's slot in the node's shared collective areas:
+ * blocking calls only, and only where the shared-memory device gives them their areas. */
+static inline int coll_slot_algorithm(const char *alg) {
+  return !strcmp(alg, "shm") || !strcmp(alg, "cma") || !strcmp(alg, "cma_root");
+}
+
 static const struct {
   const char *coll, *alg;
 } kCollAlgorithms[] = {{"barrier", "dissemination"},
@@ -40,10 +46,13 @@ static const struct {
                        {"reduce", "binomial"},
                        {"reduce", "linear"},
                        {"reduce", "shm"},
+                       {"reduce", "cma"},
+                       {"reduce", "cma_root"},
                        {"allreduce", "recursive_doubling"},
                        {"allreduce", "ring"},
                        {"allreduce", "reduce_bcast"},
                        {"allreduce", "shm"},
+                       {"allreduce", "cma"},
                        {"allreduce", "hierarchical"},
                        {"gather", "binomial"},
                        {"gather", "linear"},

@@ -76,8 +76,8 @@ static void one(const char *coll, const char *alg) {
     for (int r = 0; r < p; ++r) bd[r] = r * kN * (int)sizeof(int);
     rc = MPI_Alltoallw_init(s, counts, bd, types, d, counts, bd, types, c, MPI_INFO_NULL, &q);
   }
-  if (!strcmp(alg, "shm")) { /* blocking calls only */
-    CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s_init forced to shm: class %d", coll,
+  if (coll_slot_algorithm(alg)) { /* blocking calls only */
+    CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s_init forced to %s: class %d", coll, alg,
           err_class(rc));
     free(s);
     free(d);

@@ -26,8 +26,8 @@ static int rank, size;
 /* The algorithms of each collective, as pamir_info lists them. */
 static const char *const kBarrier[] = {"dissemination", "tree", "shm", "hierarchical", NULL};
 static const char *const kBcast[] = {"binomial", "scatter_allgather", "chain", "shm", "hierarchical", NULL};
-static const char *const kReduce[] = {"binomial", "linear", "shm", NULL};
-static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", "shm",
+static const char *const kReduce[] = {"binomial", "linear", "shm", "cma", "cma_root", NULL};
+static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", "shm", "cma",
                                          "hierarchical",       NULL};
 static const char *const kGather[] = {"binomial", "linear", NULL};
 static const char *const kScatter[] = {"binomial", "linear", NULL};
@@ -69,9 +69,9 @@ static int is_pow2(int n) {
  * gives them their areas: a call forced onto one elsewhere is refused, on every rank, before anything
  * moves. */
 static int refused_nb(const char *coll, const char *alg, int nb, int rc) {
-  if (strcmp(alg, "shm") != 0 || (!nb && !coll_no_shm_device())) return 0;
-  CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s %s forced to shm: rc %d",
-        nb ? "nonblocking" : "blocking", coll, rc);
+  if (!coll_slot_algorithm(alg) || (!nb && !coll_no_shm_device())) return 0;
+  CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s %s forced to %s: rc %d",
+        nb ? "nonblocking" : "blocking", coll, alg, rc);
   return 1;
 }
 

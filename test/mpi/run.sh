@@ -255,6 +255,12 @@ if has coll_sweep; then
   sweep_nps="1 2 3 4 5"
   [ "$quick" = 1 ] && sweep_nps="2 3"
   for np in $sweep_nps; do ok_case "coll_sweep.np$np" 0 "$np" -- coll_sweep; done
+  # The cma algorithms where one rank (or every rank) cannot read the others' memory: all ranks take
+  # the point-to-point algorithm alike.
+  if [ "$quick" != 1 ] && shm_only coll_sweep.refuse_cma; then
+    ok_case coll_sweep.refuse_cma_rank1 0 3 TEST_REFUSE_CMA_RANK=1 -- coll_sweep
+    ok_case coll_sweep.refuse_cma 0 2 TEST_REFUSE_CMA=1 -- coll_sweep
+  fi
 fi
 
 # Persistent collectives: every algorithm, 200 starts each with changing inputs, staging redone per start.

@@ -76,8 +76,24 @@ TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
   EXPECT_STREQ(chosen(Collective::bcast, shm | size_class_bits(0)), "shm");
   EXPECT_STREQ(chosen(Collective::bcast, shm | size_class_bits(1)), "binomial");
   EXPECT_STREQ(chosen(Collective::reduce, shm | kCommutative | size_class_bits(0)), "shm");
-  EXPECT_STREQ(chosen(Collective::reduce, shm | kCommutative | size_class_bits(1)), "binomial");
   EXPECT_STREQ(chosen(Collective::allreduce, shm | kCommutative | size_class_bits(0)), "recursive_doubling");
+  // From 16 KiB (reduce) and 64 KiB (allreduce) on one node, reduced straight out of each other's
+  // buffers, whatever the operation; a reduce on an oversubscribed node keeps the tree up to 128 KiB.
+  const SizeTable &r = size_table(Collective::reduce);
+  EXPECT_STREQ(chosen(Collective::reduce, shm | size_class_bits(r.size_class(16384))), "cma_root");
+  EXPECT_STREQ(chosen(Collective::reduce, shm | size_class_bits(r.size_class(65536))), "cma");
+  EXPECT_STREQ(chosen(Collective::reduce, shm | size_class_bits(r.size_class(1 << 30))), "cma");
+  EXPECT_STREQ(chosen(Collective::reduce, shm | kOversubscribed | size_class_bits(r.size_class(16384))),
+               "binomial");
+  EXPECT_STREQ(chosen(Collective::reduce, shm | kOversubscribed | size_class_bits(r.size_class(65536))),
+               "binomial");
+  EXPECT_STREQ(chosen(Collective::reduce, shm | kOversubscribed | size_class_bits(r.size_class(131072))),
+               "cma");
+  EXPECT_STREQ(chosen(Collective::reduce, kOneNode | size_class_bits(r.size_class(65536))),
+               "binomial");  // no slot
+  EXPECT_STREQ(chosen(Collective::allreduce, shm | size_class_bits(t.size_class(65536))), "cma");
+  EXPECT_STREQ(chosen(Collective::allreduce, shm | kCommutative | size_class_bits(big)), "cma");
+  EXPECT_STREQ(chosen(Collective::allreduce, kOneNode | kCommutative | size_class_bits(big)), "ring");
 }
 
 // Across nodes with several ranks on some node: one leader per node. Never on one node, and a
