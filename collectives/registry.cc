@@ -117,12 +117,14 @@ const DefaultEntry kDefaults[] = {
     {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(3), kShmSlot | kExclusive | kSC},
     {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(4), kShmSlot | kExclusive | kSC},
     {C::reduce, "binomial", 0, 0},
-    {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(2), kShmSlot | kExclusive | kSC},
+    {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(2),
+     kShmSlot | kExclusive | kOversubscribed | kSC},
     {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(3), kShmSlot | kExclusive | kSC},
+    {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(4), kShmSlot | kExclusive | kSC},
     {C::allreduce, "hierarchical", kNodeGroups | kCommutative, kOneNode | kNodeGroups | kCommutative},
     {C::allreduce, "hierarchical", kNodeGroups | kNodeOrdered, kOneNode | kNodeGroups | kNodeOrdered},
-    {C::allreduce, "ring", kCommutative | size_class_bits(2), kCommutative | kSC},
     {C::allreduce, "ring", kCommutative | size_class_bits(3), kCommutative | kSC},
+    {C::allreduce, "ring", kCommutative | size_class_bits(4), kCommutative | kSC},
     {C::allreduce, "recursive_doubling", 0, 0},
     {C::gather, "binomial", 0, 0},
     {C::scatter, "binomial", 0, 0},
@@ -152,7 +154,9 @@ const DefaultEntry kDefaults[] = {
 // algorithms win up to 8 KiB here, have class 0 below 16 KiB.
 constexpr SizeTable kDefaultSizes{{2048, 65536, 524288}, 3};
 constexpr SizeTable kShmSizes{{16384, 65536, 524288}, 3};
-// reduce: 0 below 16 KiB (shm), 1 to 64 KiB, 2 to 128 KiB, 3 to 512 KiB, 4 above.
+// reduce: 0 below 16 KiB (shm), 1 to 64 KiB, 2 to 128 KiB, 3 to 512 KiB, 4 above; allreduce: 0 below
+// 2 KiB, 1 to 16 KiB, 2 to 64 KiB (cma unless oversubscribed), 3 to 512 KiB (ring across nodes), 4 above.
+constexpr SizeTable kAllreduceSizes{{2048, 16384, 65536, 524288}, 4};
 constexpr SizeTable kReduceSizes{{16384, 65536, 131072, 524288}, 4};
 
 Selector g_selector;
@@ -266,7 +270,10 @@ std::string algorithm_names(Collective c) {
 void load_defaults() {
   for (size_t c = 0; c < size_t(C::count_); ++c) {
     g_selector.clear(C(c));
-    g_sizes[c] = C(c) == C::reduce ? kReduceSizes : C(c) == C::bcast ? kShmSizes : kDefaultSizes;
+    g_sizes[c] = C(c) == C::reduce      ? kReduceSizes
+                 : C(c) == C::allreduce ? kAllreduceSizes
+                 : C(c) == C::bcast     ? kShmSizes
+                                        : kDefaultSizes;
   }
   std::string why;
   for (const DefaultEntry &d : kDefaults) {

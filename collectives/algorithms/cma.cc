@@ -11,17 +11,17 @@
 //      writes into the root's buffer), and each further rank's piece into scratch that stays in
 //      cache, and combines it there. Its own piece is combined from where it lies. Then it publishes
 //      that block r is done.
-//   3. allreduce: every rank reads each other rank's finished block from that rank's receive buffer
-//      into its own; reduce: the root waits for every block to be written.
-//   4. A rank returns once nobody reads its buffers any more: every reader of its publications has
-//      acknowledged them (a reduce's non-root does not wait for the root's acknowledgement that it
-//      saw the block done).
+//   3. allreduce: every rank writes its finished block into every other rank's receive buffer, then
+//      says so; reduce: the non-roots write theirs into the root's. A rank that has heard "done" from
+//      every other has every block, and nobody reads its buffers any more (they finished reading
+//      before they said so), so it returns without waiting for its own publications' readers.
+//   4. A reduce's non-root returns once every rank has acknowledged its first publication.
 //
 // Only rank q reads block q of anyone's buffer in step 2, and it writes block q of the root's or its own
 // buffer only after reading it, so MPI_IN_PLACE needs no copy. The order of combination is the rank
 // order (x0 op (x1 op (... op x(p-1)))) when the operation is not commutative; otherwise the first
-// rank read is one that saves a copy. Per rank: (p-1)/p * n bytes read from the others, n/p written,
-// (p-1)/p * n gathered; p * 2 cache-line publications in all.
+// rank read is one that saves a copy. Per rank of an allreduce: (p-1)/p * n bytes read from the others
+// and as many written to them, in 2 * (p-1) cross-memory copies; two publications, two waits on all.
 #include <cstdlib>
 #include <cstring>
 
@@ -221,14 +221,26 @@ Task reduce_cma_impl(Sched &s, Args a, bool all, bool root_reads) {
                             reinterpret_cast<void *>(uintptr_t(where[root].dst + off)), len) != ssize_t(len))
       status = int32_t(Err::device);
   }
+  // allreduce: the finished block into every other rank's receive buffer (block `me` of theirs, which
+  // only this rank touches, and which it has finished reading).
+  if (all && hi > lo)
+    for (int r = 0; r < p && status == 0; ++r)
+      if (r != me &&
+          ctx.node_write(s.team.tasks[r], out + lo, reinterpret_cast<void *>(uintptr_t(where[r].dst + lo)),
+                         hi - lo) != ssize_t(hi - lo))
+        status = int32_t(Err::device);
   for (int r = 0; r < p; ++r)
     if (r != me && r != acked) acknowledge(s, Find{nullptr, id_where, theirs[r]}, r);
-  ShmCell *second = take_cell(s);
-  co_await s.until(cell_free, second);
-  std::memcpy(second->data, &status, sizeof status);
-  publish(s, second, id_done, all ? -1 : root);
+  // A reduce's root tells nobody: only the root reads the others' blocks.
+  ShmCell *second = nullptr;
+  if (all || me != root) {
+    second = take_cell(s);
+    co_await s.until(cell_free, second);
+    std::memcpy(second->data, &status, sizeof status);
+    publish(s, second, id_done, all ? -1 : root);
+  }
 
-  // 3. The others' blocks.
+  // 3. Every other rank's block is in place once it says so (a reduce: in the root's buffer).
   if (gets_result)
     for (int r = 0; r < p; ++r) {
       if (r == me) continue;
@@ -237,20 +249,13 @@ Task reduce_cma_impl(Sched &s, Args a, bool all, bool root_reads) {
       int32_t theirs_status;
       std::memcpy(&theirs_status, f.cell->data, sizeof theirs_status);
       if (theirs_status && !status) status = theirs_status;
-      size_t rlo, rhi;
-      block(r, rlo, rhi);
-      if (all && rhi > rlo && status == 0 &&
-          ctx.node_read(s.team.tasks[r], out + rlo,
-                        reinterpret_cast<const void *>(uintptr_t(where[r].dst + rlo)),
-                        rhi - rlo) != ssize_t(rhi - rlo))
-        status = int32_t(Err::device);
       acknowledge(s, f, r);
     }
 
-  // 4. Nobody reads this rank's buffers any more. A reduce's non-root need not wait for the root to
-  // see its block done (its buffers are not read then; the next call that takes the cell waits).
-  co_await s.until(cell_free, first);
-  if (gets_result) co_await s.until(cell_free, second);
+  // 4. Nobody reads this rank's buffers any more: a rank that said its block is done has finished
+  // reading everybody's. Only a reduce's non-root has heard nothing, and waits for the acknowledgements
+  // of its first publication (the next call that takes a cell waits for the rest).
+  if (!gets_result) co_await s.until(cell_free, first);
   prefetch_next(s);
   co_return status;
 }

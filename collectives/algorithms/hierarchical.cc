@@ -27,7 +27,7 @@ namespace pamir::coll {
 
 namespace {
 
-// Above this a commutative allreduce of the leaders goes around a ring (as the flat list's size class 2).
+// Above this a commutative allreduce of the leaders goes around a ring (as the flat list from 64 KiB).
 constexpr size_t kLeaderRingBytes = size_t(64) << 10;
 
 Task fan_in(Sched &s) {

@@ -92,6 +92,15 @@ TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
   EXPECT_STREQ(chosen(Collective::reduce, kOneNode | size_class_bits(r.size_class(65536))),
                "binomial");  // no slot
   EXPECT_STREQ(chosen(Collective::allreduce, shm | size_class_bits(t.size_class(65536))), "cma");
+  EXPECT_STREQ(chosen(Collective::allreduce, shm | size_class_bits(t.size_class(16384))), "cma");
+  EXPECT_STREQ(chosen(Collective::allreduce, shm | kOversubscribed | size_class_bits(t.size_class(16384))),
+               "recursive_doubling");
+  EXPECT_STREQ(chosen(Collective::allreduce, shm | kOversubscribed | size_class_bits(t.size_class(65536))),
+               "cma");
+  EXPECT_STREQ(chosen(Collective::allreduce, kOneNode | kCommutative | size_class_bits(t.size_class(65536))),
+               "ring");
+  EXPECT_STREQ(chosen(Collective::allreduce, kOneNode | kCommutative | size_class_bits(t.size_class(32768))),
+               "recursive_doubling");
   EXPECT_STREQ(chosen(Collective::allreduce, shm | kCommutative | size_class_bits(big)), "cma");
   EXPECT_STREQ(chosen(Collective::allreduce, kOneNode | kCommutative | size_class_bits(big)), "ring");
 }
