@@ -166,6 +166,7 @@ void loop(const void *in, void *inout, size_t count) {
   using T = typename Storage<E>::type;
   const T *__restrict a = static_cast<const T *>(in);
   T *__restrict b = static_cast<T *>(inout);
+#pragma GCC unroll 4
   for (size_t i = 0; i < count; ++i) b[i] = apply1<Op>(a[i], b[i]);
 }
 
