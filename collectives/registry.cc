@@ -94,7 +94,10 @@ static_assert(kCount <= kMaxAlgorithms);
 // message of bcast, the vector of reduce and allreduce, one rank's block of the others. Measured on
 // the development machine (2 cores, docs/performance.md): the shared-memory algorithms win the
 // barrier, and bcast and reduce up to 8 KiB (their size class 0), with 2 ranks and with 4 on the 2
-// cores; allreduce keeps recursive doubling, which every rank reducing every other's cell only ties.
+// cores; allreduce keeps recursive doubling there, which every rank reducing every other's cell only
+// ties. From 16 KiB the cma algorithms (each rank reducing its block out of the others' buffers) win
+// allreduce and reduce with 2 ranks; with 4 on the 2 cores (oversubscribed) their waits on every
+// rank cost time slices, so allreduce takes them from 64 KiB and reduce from 128 KiB.
 struct DefaultEntry {
   C coll;
   const char *algorithm;
