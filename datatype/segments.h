@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace pamir::dt {
@@ -54,6 +55,10 @@ class Cursor {
         next_pass();
         continue;
       }
+      if (nsegs_ == 1 && within_ == 0 && nloops_ > 0) {
+        done += whole_passes(n - done, done, move);
+        if (done == n || block_ == blocks_) break;
+      }
       const Segment &s = segs_[seg_];
       const uint64_t len = std::min(n - done, s.length - within_);
       move(base_ + s.offset + int64_t(within_), done, len);
@@ -75,6 +80,46 @@ class Cursor {
 
  private:
   bool step(uint64_t max, int64_t &offset, uint64_t &length) noexcept;  // one segment's piece, unmerged
+
+  // One segment per pass, at the start of a pass: the passes left in the innermost loop (all but its
+  // last, which carries outwards) that fit in `room` bytes, in a tight loop whose piece length the
+  // copy knows when it is a basic type's (a vector of many small blocks: seed 003's common case, where
+  // the general walk cost more per piece than the bytes). Returns the bytes handed, from `at` on.
+  template <typename Move>
+  uint64_t whole_passes(uint64_t room, uint64_t at, Move &move) noexcept {
+    const uint64_t len = segs_[0].length;
+    const uint64_t m = std::min({loops_[0].count - 1 - idx_[0], room / len, blocks_ - 1 - block_});
+    if (m == 0) return 0;
+    const int64_t off = segs_[0].offset, stride = loops_[0].stride;
+    auto run = [&](auto piece) {
+      int64_t b = base_;
+      for (uint64_t k = 0; k < m; ++k, b += stride) move(b + off, at + k * uint64_t(piece), uint64_t(piece));
+      base_ = b;
+    };
+    switch (len) {
+      case 1:
+        run(std::integral_constant<uint64_t, 1>());
+        break;
+      case 2:
+        run(std::integral_constant<uint64_t, 2>());
+        break;
+      case 4:
+        run(std::integral_constant<uint64_t, 4>());
+        break;
+      case 8:
+        run(std::integral_constant<uint64_t, 8>());
+        break;
+      case 16:
+        run(std::integral_constant<uint64_t, 16>());
+        break;
+      default:
+        run(len);
+    }
+    idx_[0] += m;
+    block_ += m;
+    pos_ += m * len;
+    return m * len;
+  }
 
   void set_block(uint64_t block) noexcept;  // loop indices of the block-th pass over the segments
   // To the next pass over the segments: the innermost loop advances, carrying outwards.
@@ -109,6 +154,12 @@ class Cursor {
 // One piece of a copy between layouts: the sizes of basic types are copied inline, the rest by memcpy.
 inline void copy_piece(void *to, const void *from, uint64_t len) noexcept {
   switch (len) {
+    case 1:
+      std::memcpy(to, from, 1);
+      break;
+    case 2:
+      std::memcpy(to, from, 2);
+      break;
     case 4:
       std::memcpy(to, from, 4);
       break;

@@ -121,16 +121,14 @@ bool reduce_piece(Sched &s, const Args &a, const Where *where, size_t off, size_
 // Reduce (all false: to a.root) and allreduce (all true); root_reads: the root reduces the whole vector
 // (reduce only).
 Task reduce_cma_impl(Sched &s, Args a, bool all, bool root_reads) {
-  const int p = s.team.size, me = s.team.rank, root = all ? me : a.root;
+  const ReduceEnds ends(s, a, all);
+  if (ends.trivial(s, a)) co_return 0;
+  const int p = s.team.size, me = s.team.rank, root = ends.root;
   const Reduction &op = a.op;
-  const size_t ext = op.extent, bytes = a.count * ext;
-  const bool gets_result = all || me == root;
-  const auto *in = static_cast<const unsigned char *>(a.in_place ? a.recvbuf : a.sendbuf);
-  auto *out = static_cast<unsigned char *>(a.recvbuf);
-  if (p == 1 || a.count == 0) {
-    if (gets_result && !a.in_place && bytes) std::memmove(out, in, bytes);
-    co_return 0;
-  }
+  const size_t ext = op.extent, bytes = ends.bytes;
+  const bool gets_result = ends.gets_result;
+  const unsigned char *const in = ends.in;
+  unsigned char *const out = ends.out;
   Context &ctx = context();
   unsigned char *const scratch = scratch_pieces();
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstring>
 
+#include "collectives/algorithms/algorithms.h"
 #include "collectives/schedule.h"
 #include "collectives/shm_slot.h"
 #include "pami/context.h"
@@ -67,5 +69,27 @@ inline void acknowledge(Sched &s, const Find &f, int r) {
   std::atomic_ref<uint64_t>(f.cell->ack[s.team.rank]).store(f.id, std::memory_order_release);
   context().coll_notify(s.team.tasks[r]);
 }
+
+// The ends of a reduce (all false) or allreduce (all true) through the slot: who gets the result,
+// where this rank's contribution lies (its receive buffer in place) and where the result goes.
+struct ReduceEnds {
+  int root;
+  bool gets_result;
+  const unsigned char *in;
+  unsigned char *out;
+  size_t bytes;
+  ReduceEnds(const Sched &s, const Args &a, bool all)
+      : root(all ? s.team.rank : a.root),
+        gets_result(all || s.team.rank == root),
+        in(static_cast<const unsigned char *>(a.in_place ? a.recvbuf : a.sendbuf)),
+        out(static_cast<unsigned char *>(a.recvbuf)),
+        bytes(a.count * a.op.extent) {}
+  // Nothing to combine (one rank, or no element): copies what the call still needs; true then.
+  bool trivial(const Sched &s, const Args &a) const {
+    if (s.team.size != 1 && a.count != 0) return false;
+    if (gets_result && !a.in_place && bytes) std::memcpy(out, in, bytes);
+    return true;
+  }
+};
 
 }  // namespace pamir::coll::cells

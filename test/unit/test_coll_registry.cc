@@ -79,30 +79,31 @@ TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
   EXPECT_STREQ(chosen(Collective::allreduce, shm | kCommutative | size_class_bits(0)), "recursive_doubling");
   // From 16 KiB (reduce) and 64 KiB (allreduce) on one node, reduced straight out of each other's
   // buffers, whatever the operation; a reduce on an oversubscribed node keeps the tree up to 128 KiB.
-  const SizeTable &r = size_table(Collective::reduce);
-  EXPECT_STREQ(chosen(Collective::reduce, shm | size_class_bits(r.size_class(16384))), "cma_root");
-  EXPECT_STREQ(chosen(Collective::reduce, shm | size_class_bits(r.size_class(65536))), "cma");
-  EXPECT_STREQ(chosen(Collective::reduce, shm | size_class_bits(r.size_class(1 << 30))), "cma");
-  EXPECT_STREQ(chosen(Collective::reduce, shm | kOversubscribed | size_class_bits(r.size_class(16384))),
-               "binomial");
-  EXPECT_STREQ(chosen(Collective::reduce, shm | kOversubscribed | size_class_bits(r.size_class(65536))),
-               "binomial");
-  EXPECT_STREQ(chosen(Collective::reduce, shm | kOversubscribed | size_class_bits(r.size_class(131072))),
-               "cma");
-  EXPECT_STREQ(chosen(Collective::reduce, kOneNode | size_class_bits(r.size_class(65536))),
-               "binomial");  // no slot
-  EXPECT_STREQ(chosen(Collective::allreduce, shm | size_class_bits(t.size_class(65536))), "cma");
-  EXPECT_STREQ(chosen(Collective::allreduce, shm | size_class_bits(t.size_class(16384))), "cma");
-  EXPECT_STREQ(chosen(Collective::allreduce, shm | kOversubscribed | size_class_bits(t.size_class(16384))),
-               "recursive_doubling");
-  EXPECT_STREQ(chosen(Collective::allreduce, shm | kOversubscribed | size_class_bits(t.size_class(65536))),
-               "cma");
-  EXPECT_STREQ(chosen(Collective::allreduce, kOneNode | kCommutative | size_class_bits(t.size_class(65536))),
-               "ring");
-  EXPECT_STREQ(chosen(Collective::allreduce, kOneNode | kCommutative | size_class_bits(t.size_class(32768))),
-               "recursive_doubling");
-  EXPECT_STREQ(chosen(Collective::allreduce, shm | kCommutative | size_class_bits(big)), "cma");
-  EXPECT_STREQ(chosen(Collective::allreduce, kOneNode | kCommutative | size_class_bits(big)), "ring");
+  const struct {
+    Collective coll;
+    uint32_t bits;
+    uint64_t bytes;
+    const char *want;
+  } kCases[] = {
+      {Collective::reduce, shm, 16384, "cma_root"},
+      {Collective::reduce, shm, 65536, "cma"},
+      {Collective::reduce, shm, 1 << 30, "cma"},
+      {Collective::reduce, shm | kOversubscribed, 16384, "binomial"},
+      {Collective::reduce, shm | kOversubscribed, 65536, "binomial"},
+      {Collective::reduce, shm | kOversubscribed, 131072, "cma"},
+      {Collective::reduce, kOneNode, 65536, "binomial"},  // no slot
+      {Collective::allreduce, shm, 16384, "cma"},
+      {Collective::allreduce, shm, 65536, "cma"},
+      {Collective::allreduce, shm | kCommutative, 1 << 30, "cma"},
+      {Collective::allreduce, shm | kOversubscribed, 16384, "recursive_doubling"},
+      {Collective::allreduce, shm | kOversubscribed, 65536, "cma"},
+      {Collective::allreduce, kOneNode | kCommutative, 32768, "recursive_doubling"},
+      {Collective::allreduce, kOneNode | kCommutative, 65536, "ring"},
+      {Collective::allreduce, kOneNode | kCommutative, 1 << 30, "ring"},
+  };
+  for (const auto &c : kCases)
+    EXPECT_STREQ(chosen(c.coll, c.bits | size_class_bits(size_table(c.coll).size_class(c.bytes))), c.want)
+        << collective_name(c.coll) << " " << describe_mask(c.bits) << " " << c.bytes;
 }
 
 // Across nodes with several ranks on some node: one leader per node. Never on one node, and a

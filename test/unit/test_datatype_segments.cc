@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -15,6 +16,7 @@ using pamir::dt::append_merged;
 using pamir::dt::Chunk;
 using pamir::dt::ChunkWalker;
 using pamir::dt::Cursor;
+using pamir::dt::Loop;
 using pamir::dt::Segment;
 
 namespace {
@@ -218,5 +220,70 @@ TEST(DatatypeSegments, CommonChunksPairTheBytesOfTwoLayouts) {
       first = false;
     }
     ASSERT_EQ(i, xa.size());
+  }
+}
+
+// A vector of small blocks (one segment repeated over nested loops, the common case of seed 003):
+// pack and unpack hand whole passes of the innermost loop to a tight loop, with the block's length
+// known to the copy for the basic sizes. Against the naive expansion, for every block length from 1 to
+// 17, negative strides, budgets that stop anywhere (also right before an innermost loop's last pass),
+// and a resume from any byte.
+TEST(DatatypeSegments, VectorsOfSmallBlocksPackAndUnpack) {
+  std::mt19937_64 rng(20261126);
+  for (int trial = 0; trial < 4000; ++trial) {
+    const uint64_t len = 1 + rng() % 17;
+    const Segment seg{int64_t(rng() % 5), len};
+    const size_t nloops = 1 + rng() % 3;
+    Loop loops[3];
+    int64_t span = int64_t(len) + seg.offset;
+    for (size_t k = 0; k < nloops; ++k) {
+      loops[k].count = 1 + rng() % 9;
+      const int64_t stride = span + int64_t(rng() % 4);
+      loops[k].stride = rng() % 5 == 0 ? -stride : stride;
+      span = std::abs(loops[k].stride) * int64_t(loops[k].count) + span;
+    }
+    const int64_t extent = span + int64_t(rng() % 3);
+    const uint64_t count = rng() % 4;
+    std::vector<int64_t> want;  // every data byte's offset, innermost loop fastest
+    for (uint64_t e = 0; e < count; ++e) {
+      uint64_t idx[3] = {};
+      for (;;) {
+        int64_t off = int64_t(e) * extent + seg.offset;
+        for (size_t k = 0; k < nloops; ++k) off += int64_t(idx[k]) * loops[k].stride;
+        for (uint64_t i = 0; i < len; ++i) want.push_back(off + int64_t(i));
+        size_t k = 0;
+        while (k < nloops && ++idx[k] == loops[k].count) idx[k++] = 0;
+        if (k == nloops) break;
+      }
+    }
+    int64_t lowest = 0, highest = 0;
+    for (int64_t o : want) lowest = std::min(lowest, o), highest = std::max(highest, o);
+    const int64_t origin = 8 - lowest;
+    std::vector<unsigned char> buf(size_t(origin + highest + 8)), back(buf.size(), 0);
+    for (auto &b : buf) b = static_cast<unsigned char>(rng());
+    const uint64_t at = want.empty() ? 0 : rng() % (want.size() + 1);
+    Cursor p(&seg, 1, loops, nloops, extent, count);
+    ASSERT_EQ(p.total(), want.size());
+    p.seek(at);
+    std::vector<unsigned char> packed(want.size() + 1);
+    uint64_t done = at;
+    while (done < want.size()) {
+      const uint64_t budget = rng() % 3 == 0 ? len * (1 + rng() % 12) : 1 + rng() % 40;
+      const uint64_t n = pamir::dt::pack(buf.data() + origin, p, packed.data() + done, budget);
+      ASSERT_GT(n, 0u);
+      ASSERT_LE(n, budget);
+      done += n;
+      ASSERT_EQ(p.position(), done);
+    }
+    for (size_t i = at; i < want.size(); ++i)
+      ASSERT_EQ(packed[i], buf[size_t(origin + want[i])]) << "trial " << trial << " byte " << i;
+    Cursor u(&seg, 1, loops, nloops, extent, count);
+    u.seek(at);
+    for (uint64_t put = at; put < want.size();) {
+      const uint64_t n = std::min<uint64_t>(want.size() - put, 1 + rng() % 50);
+      ASSERT_EQ(pamir::dt::unpack(back.data() + origin, u, packed.data() + put, n), n);
+      put += n;
+    }
+    for (size_t i = at; i < want.size(); ++i) ASSERT_EQ(back[size_t(origin + want[i])], packed[i]) << trial;
   }
 }
