@@ -93,6 +93,7 @@ class Cursor {
     const int64_t off = segs_[0].offset, stride = loops_[0].stride;
     auto run = [&](auto piece) {
       int64_t b = base_;
+#pragma GCC unroll 4
       for (uint64_t k = 0; k < m; ++k, b += stride) move(b + off, at + k * uint64_t(piece), uint64_t(piece));
       base_ = b;
     };
