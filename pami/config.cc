@@ -16,7 +16,7 @@ Setting send_protocols{"PAMIR_SEND_PROTOCOLS", "device", Type::ProtocolTable,
                        "bound), checked against each device's packet; device: each device's own table "
                        "(PAMIR_SHM_SEND_PROTOCOLS, PAMIR_OFI_SEND_PROTOCOLS, which win over this one)",
                        nullptr};
-Setting shm_send_protocols{"PAMIR_SHM_SEND_PROTOCOLS", "immediate:192,eager:64K,rdma", Type::ProtocolTable,
+Setting shm_send_protocols{"PAMIR_SHM_SEND_PROTOCOLS", "immediate:192,eager:2K,rdma", Type::ProtocolTable,
                            "the send table of the peers reached through the shm device; same form as "
                            "PAMIR_SEND_PROTOCOLS",
                            nullptr};

@@ -664,9 +664,9 @@ if has sizes; then
       fail bad_table.own "message: $(head -2 "$work/bad_table.own.err" | tr '\n' '|')"
     fi
   fi
-  # The default tables differ by device (pami/send_tables.cc): over shm 2 KiB and 48 KiB are eager;
-  # over ofi 2 KiB is immediate and 48 KiB a rendezvous (the tcp, net and shm providers' tables).
-  if [ "$table_dev" = shm ]; then want=("send.eager 2 messages 51200 bytes" "send.rdma 0 messages 0 bytes")
+  # The default tables differ by device (pami/send_tables.cc): over shm 2 KiB is eager and 48 KiB a
+  # rendezvous; over ofi 2 KiB is immediate and 48 KiB a rendezvous (the tcp, net and shm providers').
+  if [ "$table_dev" = shm ]; then want=("send.eager 1 messages 2048 bytes" "send.rdma 1 messages 49152 bytes")
   else want=("send.eager 0 messages 0 bytes" "send.rdma 1 messages 49152 bytes"); fi
   if run stats.default_table 0 2 PAMIR_STATS=1 -- sizes 2048 49152; then
     if grep -q "rank 0 ${want[0]}\$" "$work/stats.default_table.err" &&

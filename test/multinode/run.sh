@@ -349,14 +349,14 @@ if [[ -n $PREFIX ]]; then
         elif ! pamir_srun "$out" PAMIR_OFI_PROVIDER='tcp;ofi_rxm' PAMIR_STATS=1 -- -N 2 -n 4 "$MN_RUN/bin/pmn_tables"; then
             detail="srun exit $?: $(grep -v '^pamir stats' "$out" | tail -n 5)"
         else
-            for want in "send.shm.eager 2 messages 51200 bytes" "send.shm.rdma 0 messages 0 bytes" \
+            for want in "send.shm.eager 1 messages 2048 bytes" "send.shm.rdma 1 messages 49152 bytes" \
                 "send.ofi.eager 0 messages 0 bytes" "send.ofi.rdma 1 messages 49152 bytes"; do
                 grep -q "^pamir stats: rank 0 $want\$" "$out" || detail+="want '$want'; "
             done
             [[ -z $detail ]] || detail+="got: $(grep -E '^pamir stats: rank 0 send\.(shm|ofi)\.' "$out" | tr '\n' '|')"
         fi
         if [[ -z $detail ]]; then
-            pass "pamir send tables per device: 48 KiB eager to the shm peer, a rendezvous to the ofi peer" "$t"
+            pass "pamir send tables per device: 2 KiB eager to the shm peer, immediate to the ofi peer" "$t"
         else
             fail "pamir send tables per device: $detail" "$t" "$(tail -n 20 "$out")"
         fi

@@ -133,7 +133,7 @@ TEST(Config, SendTablePerDevice) {
   pamir::SendTable t;
   auto text = [](pamir::Path p) { return pamir::send_table_choice(p).text; };
   ASSERT_TRUE(load(why, warnings)) << why;
-  EXPECT_EQ(text(pamir::Path::shm), "immediate:192,eager:64K,rdma");
+  EXPECT_EQ(text(pamir::Path::shm), "immediate:192,eager:2K,rdma");
   EXPECT_EQ(text(pamir::Path::ofi), "immediate:4K,eager:32K,rdma");  // tcp;ofi_rxm's
   EXPECT_FALSE(pamir::send_table_choice(pamir::Path::ofi).from_env);
 
@@ -160,7 +160,7 @@ TEST(Config, SendTablePerDevice) {
   setenv("PAMIR_SEND_PROTOCOLS", "device", 1);
   setenv("PAMIR_OFI_SEND_PROTOCOLS", "provider", 1);
   ASSERT_TRUE(load(why, warnings)) << why;
-  EXPECT_EQ(text(pamir::Path::shm), "immediate:192,eager:64K,rdma");
+  EXPECT_EQ(text(pamir::Path::shm), "immediate:192,eager:2K,rdma");
   EXPECT_EQ(text(pamir::Path::ofi), "immediate:4K,eager:32K,rdma");
   // ... and only where they belong.
   setenv("PAMIR_SHM_SEND_PROTOCOLS", "provider", 1);
