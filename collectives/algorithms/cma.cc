@@ -59,7 +59,7 @@ unsigned char *scratch_pieces() {
 // root's buffer, two cross-memory copies where the root makes one, so the root takes the larger block:
 // weight kRootWeight against kOtherWeight for each other rank. Block r starts at element
 // weighted_start(count, p, root, r), in rank order.
-// 5 to 2 measured best of 1 to 4 against 2 (2 ranks, 16 KiB to 1 MiB, docs/performance.md).
+// 5 to 2 measured best of 2, 4, 5, 6 and 8 against 2 (2 ranks, 16 KiB to 1 MiB, osu_reduce).
 constexpr size_t kRootWeight = 5, kOtherWeight = 2;
 size_t weighted_start(size_t count, int p, int root, int r) {
   const size_t total = kRootWeight + kOtherWeight * size_t(p - 1);

@@ -125,13 +125,14 @@ void one_sided(bool eager_only) {
            (unsigned long long)(after.gets_by_protocol[p] - before.gets_by_protocol[p]),
            (unsigned long long)want_gets[p]);
   }
-  // With the default tables, 32 KiB is an eager send, a direct put and a direct get... unless the test
+  // With the default tables, 32 KiB is a rendezvous send, a direct put and a direct get... unless the test
   // forced other tables; then at least the classes were read from their own variables.
   // The send table checked is shm's; ofi's depends on the provider.
   if (!eager_only && !std::getenv("PAMIR_PUT_PROTOCOLS") && !std::getenv("PAMIR_GET_PROTOCOLS") &&
       !std::getenv("PAMIR_SEND_PROTOCOLS") &&
       std::strcmp(context().device_name(uint32_t(peer)), "shm") == 0) {
-    EXPECT(context().send_table(uint32_t(peer)).select(32768) == SendProtocol::eager, "send table at 32K");
+    EXPECT(context().send_table(uint32_t(peer)).select(32768) == SendProtocol::rdma, "send table at 32K");
+    EXPECT(context().send_table(uint32_t(peer)).select(2048) == SendProtocol::eager, "send table at 2K");
     EXPECT(context().put_table().select(32768) == PutProtocol::rdma, "put table at 32K");
     EXPECT(context().get_table().select(1) == GetProtocol::rdma, "get table at 1 byte");
     EXPECT(context().put_table().select(1) == PutProtocol::eager, "put table at 1 byte");
