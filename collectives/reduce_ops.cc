@@ -111,9 +111,10 @@ constexpr bool every_type(ElemType) {
 
 struct IsaTables {
   ReduceTable table[size_t(ReduceIsa::count_)] = {};
+  ReduceTable plain = {};  // this file's loops alone, before any set's kernels
   IsaTables() {
-    for (ReduceTable &t : table)
-      fill_table<AnyLoop, every_type>(t, std::make_index_sequence<kOps * kTypes>());
+    fill_table<AnyLoop, every_type>(plain, std::make_index_sequence<kOps * kTypes>());
+    for (ReduceTable &t : table) std::memcpy(&t, &plain, sizeof plain);
     fill_reduce_kernels_baseline(table[size_t(ReduceIsa::baseline)]);
 #if PAMIR_REDUCE_X86_64
     // Even filling a table compiled for a set may use its instructions: only where the CPU runs them.
@@ -216,6 +217,11 @@ ReduceFn reduce_fn(OpKind op, ElemType type, ReduceIsa isa) {
     return nullptr;
   if (!reduce_isa_supported(isa)) isa = ReduceIsa::baseline;
   return isa_tables().table[size_t(isa)][size_t(op)][size_t(type)];
+}
+
+ReduceFn reduce_fn_plain(OpKind op, ElemType type) {
+  if (size_t(op) >= kOps || size_t(type) >= kTypes) return nullptr;
+  return isa_tables().plain[size_t(op)][size_t(type)];
 }
 
 const char *op_name(OpKind op) {

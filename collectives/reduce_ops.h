@@ -80,6 +80,9 @@ ReduceFn reduce_fn(OpKind op, ElemType type);
 // The function of a given set (tests and benchmarks); the baseline's where the set is not supported.
 ReduceFn reduce_fn(OpKind op, ElemType type, ReduceIsa isa);
 
+// This file's loop compiled for the baseline, before any set's kernels replace it (tests: a set must).
+ReduceFn reduce_fn_plain(OpKind op, ElemType type);
+
 // Filled by reduce_kernels.cc, once per instruction set.
 void fill_reduce_kernels_baseline(ReduceTable &t);
 void fill_reduce_kernels_avx2(ReduceTable &t);

@@ -437,13 +437,39 @@ TEST(ReduceKernels, EveryInstructionSetMatchesTheReference) {
   EXPECT_GE(tested, 1);  // the baseline always runs
 }
 
-TEST(ReduceKernels, EverySetAllowsTheSamePairs) {
-  for (unsigned i = 0; i < unsigned(ReduceIsa::count_); ++i)
+// Each set the CPU runs hands out its own kernels for the vectorisable types (integers, logicals,
+// bytes, float, double) and the baseline loops for the rest (complex, long double, the pairs), and
+// allows exactly the pairs the baseline allows.
+TEST(ReduceKernels, EverySetOverlaysItsOwnKernels) {
+  const ElemType own[] = {ElemType::i8,  ElemType::u64,  ElemType::f32,
+                          ElemType::f64, ElemType::byte, ElemType::f_logical};
+  const ElemType borrowed[] = {ElemType::f80, ElemType::cf64, ElemType::double_int};
+  for (unsigned i = 0; i < unsigned(ReduceIsa::count_); ++i) {
+    const ReduceIsa isa = ReduceIsa(i);
+    if (!reduce_isa_supported(isa)) continue;
     for (unsigned o = 0; o < unsigned(OpKind::count_); ++o)
       for (unsigned t = 0; t < unsigned(ElemType::count_); ++t)
-        EXPECT_EQ(reduce_fn(OpKind(o), ElemType(t), ReduceIsa(i)) == nullptr,
+        EXPECT_EQ(reduce_fn(OpKind(o), ElemType(t), isa) == nullptr,
                   reduce_fn(OpKind(o), ElemType(t), ReduceIsa::baseline) == nullptr)
-            << reduce_isa_name(ReduceIsa(i)) << " " << op_name(OpKind(o)) << " " << t;
+            << reduce_isa_name(isa) << " " << op_name(OpKind(o)) << " " << t;
+    for (ElemType t : own) {
+      const OpKind op = t == ElemType::byte        ? OpKind::bxor
+                        : t == ElemType::f_logical ? OpKind::lor
+                                                   : OpKind::sum;
+      EXPECT_NE(reduce_fn(op, t, isa), pamir::coll::reduce_fn_plain(op, t))
+          << reduce_isa_name(isa) << " " << int(t);
+      for (unsigned j = 0; j < i; ++j) {
+        if (!reduce_isa_supported(ReduceIsa(j))) continue;
+        EXPECT_NE(reduce_fn(op, t, isa), reduce_fn(op, t, ReduceIsa(j)))
+            << reduce_isa_name(isa) << " " << int(t);
+      }
+    }
+    for (ElemType t : borrowed) {
+      const OpKind op = t == ElemType::double_int ? OpKind::maxloc : OpKind::sum;
+      EXPECT_EQ(reduce_fn(op, t, isa), pamir::coll::reduce_fn_plain(op, t))
+          << reduce_isa_name(isa) << " " << int(t);
+    }
+  }
 }
 
 TEST(ReduceKernels, NanInMaxAndMinAsThePeers) {
