@@ -138,6 +138,18 @@ if [ -x "$INFO" ]; then
     fail pamir_info.bad_tuning "$(echo "$out" | head -2 | tr '\n' '|')"
   fi
   rm -f "$tuning"
+  # The reductions' kernels: PAMIR_REDUCE_ISA picks a set (sse2, the baseline, runs everywhere), auto
+  # names one the CPU runs, and an unknown name is refused naming the variable.
+  sse2=$(env PAMIR_REDUCE_ISA=sse2 "$INFO" 2>&1 | grep '^Reduction kernels:')
+  auto=$("$INFO" 2>&1 | grep '^Reduction kernels:')
+  if echo "$sse2" | grep -qE '^Reduction kernels: (sse2|baseline) ' &&
+    echo "$auto" | grep -qE '^Reduction kernels: (sse2|avx2|avx512|baseline) ' &&
+    ! env PAMIR_REDUCE_ISA=avx9 "$INFO" >/dev/null 2>&1 &&
+    env PAMIR_REDUCE_ISA=avx9 "$INFO" 2>&1 | grep -q 'PAMIR_REDUCE_ISA="avx9" is not valid'; then
+    pass "pamir_info.reduce_isa ($auto)"
+  else
+    fail pamir_info.reduce_isa "forced: '$sse2'; auto: '$auto'"
+  fi
 fi
 
 echo "$passed passed, $failed failed"
