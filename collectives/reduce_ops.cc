@@ -231,6 +231,10 @@ const char *op_name(OpKind op) {
   return size_t(op) < kOps ? kNames[size_t(op)] : "(invalid op)";
 }
 
+bool runs_user_code(const Reduction &r) {
+  return r.apply && r.apply != &apply_builtin;
+}
+
 Reduction builtin_reduction(ReduceFn fn, size_t extent) {
   static_assert(sizeof(ReduceFn) == sizeof(void *));
   void *arg;

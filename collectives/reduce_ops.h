@@ -100,5 +100,7 @@ struct Reduction {
 
 // A Reduction for a predefined function.
 Reduction builtin_reduction(ReduceFn fn, size_t extent);
+// Whether applying r runs the application's code (a user-defined operation).
+bool runs_user_code(const Reduction &r);
 
 }  // namespace pamir::coll

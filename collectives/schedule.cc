@@ -5,6 +5,7 @@
 #include "collectives/replay.h"
 #include "pami/context.h"
 #include "pami/match.h"
+#include "pami/progress_thread.h"
 #include "pami/request.h"
 
 namespace pamir::coll {
@@ -27,8 +28,8 @@ inline size_t frame_class(size_t bytes) {
 
 }  // namespace
 
-// Frames are allocated and freed with the library lock held (every collective runs inside an MPI call),
-// so the free lists need no lock of their own.
+// Frames are allocated and freed by one thread at a time (inside an MPI call, or by the progress
+// thread, which runs only while every call takes the library lock), so the free lists need no lock.
 void *frame_alloc(size_t bytes) noexcept {
   const size_t c = frame_class(bytes);
   if (c < kFrameClasses && free_frames[c]) {
@@ -195,18 +196,26 @@ void NbSchedule::start(Task t) {
   Context::ProgressHook &hook = context().progress_hook();
   hook.fn = poll_schedules;
   ++hook.active;
+  if (may_offload && progress_thread::wanted()) {
+    engaged_ = true;
+    progress_thread::engage();
+  }
 }
 
 void poll_schedules() {
   static bool polling = false;  // a step's own sends never advance the context, but be sure
   if (polling) return;
   polling = true;
-  active().for_each([](NbSchedule *n) {
+  const bool thread = progress_thread::on_thread();
+  active().for_each([thread](NbSchedule *n) {
+    if (thread && !n->engaged_) return;  // it would run the application's code on this thread
     if (!n->sched.ready()) return;
     if (!n->sched.step(n->task_)) return;
     active().remove(n);
     --context().progress_hook().active;
+    const bool engaged = n->engaged_;
     n->done(n->task_.result());  // may delete n
+    if (engaged) progress_thread::release();
   });
   polling = false;
 }

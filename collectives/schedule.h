@@ -261,7 +261,8 @@ int run(Sched &s, Task t);
 
 // A nonblocking collective: the context's progress resumes its task whenever its step's messages have
 // completed; `done` is called once, with the result, when the task has finished (possibly inside
-// start()).
+// start()). One that has to wait engages the progress thread (pami/progress_thread.h), which advances
+// the context while the application computes.
 class NbSchedule : public ListNode {
  public:
   NbSchedule(const Team &t, int32_t tag, uint64_t seq = 0) : sched(t, tag, seq) {}
@@ -269,6 +270,9 @@ class NbSchedule : public ListNode {
   // Takes the task and runs its first step; registers with the context when it has to wait.
   void start(Task t);
   Sched sched;
+  // Whether the progress thread may advance it: not when a step calls the application's code (a
+  // user-defined reduction), which would then run beside the application's own thread.
+  bool may_offload = true;
 
  protected:
   virtual void done(int result) = 0;
@@ -276,6 +280,7 @@ class NbSchedule : public ListNode {
  private:
   friend void poll_schedules();
   Task task_;
+  bool engaged_ = false;  // the progress thread advances it (pami/progress_thread.h)
 };
 
 // Resumes every nonblocking schedule whose step is ready (called by the context's progress).

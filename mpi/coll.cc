@@ -337,6 +337,7 @@ static_assert(sizeof(PersistentRun) <= sizeof PersistentColl::run &&
 
 int PersistentColl::start(const char *, pamir::Request *h) {
   auto *r = new (run) PersistentRun(team_of(c), seq, this, h);
+  r->may_offload = !coll::runs_user_code(a.op);
   ++coll::g_algorithm_runs[id];
   call.begin();
   replay.begin();
@@ -381,7 +382,9 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
            Call *call, Req request, Datatype *t1 = nullptr, Datatype *t2 = nullptr,
            Datatype *const *more = nullptr, int nmore = 0) {
   const size_t ki = size_t(k);
-  if (!request && !library_lock().enabled) call_bits |= coll::kExclusive;
+  // Not `enabled`, which the progress thread switches on one rank and not another: every rank must
+  // choose alike. The thread advances only nonblocking schedules, which never use the shared area.
+  if (!request && !library_lock().multiple) call_bits |= coll::kExclusive;
   const uint32_t mask = coll::call_mask(k, c->coll_mask[ki], call_bits, size);
   Comm::CollChoice &choice = c->coll_choice[ki];
   int id = choice.algorithm;
@@ -415,6 +418,7 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
   pamir::Request *r = request_alloc(ReqKind::schedule);
   r->mpi_comm = c;
   nb->req = r;
+  nb->may_offload = !coll::runs_user_code(a.op);
   *request.h = reinterpret_cast<MPI_Request>(r);
   nb->start(algorithm(nb->sched, a));
   return MPI_SUCCESS;

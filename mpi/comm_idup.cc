@@ -19,6 +19,7 @@ namespace {
 struct Idup final : coll::NbSchedule {
   Idup(Comm *p, const coll::Team &t, int32_t tag) : NbSchedule(t, tag), parent(p) {
     if (!p->predefined) ++p->refs;  // MPI_Comm_free of the parent may come before completion
+    may_offload = false;            // its end runs the attributes' copy callbacks, the application's code
   }
   ~Idup() override { comm_release(parent); }
 

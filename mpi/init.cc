@@ -16,6 +16,7 @@
 #include "mpi/request.h"
 #include "pami/config.h"
 #include "pami/context.h"
+#include "pami/progress_thread.h"
 #include "pamir_alias.h"
 
 namespace pamir {
@@ -48,6 +49,7 @@ int init(const char *fn, int required, int *provided) {
                     : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                      : required;
   library_lock().enabled = level == MPI_THREAD_MULTIPLE;
+  library_lock().multiple = level == MPI_THREAD_MULTIPLE;
   CallGuard guard;
   datatypes_init();
   ops_init();
@@ -125,6 +127,7 @@ int PMPI_Finalize(void) {
     pamir::print_stats(int(ctx.task()));
     pamir::coll::print_algorithm_stats(int(ctx.task()));
   }
+  pamir::progress_thread::shutdown();
   comms_finalize();
   ctx.finalize();
   state().finalized = true;

@@ -73,6 +73,12 @@ Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
                         "a blocked call yields the core between polls: auto (when the node's ranks "
                         "outnumber its usable CPUs), yes, no",
                         "auto,yes,no"};
+Setting async_progress{"PAMIR_ASYNC_PROGRESS", "1", Type::Bool,
+                       "a nonblocking collective left waiting is advanced by a thread of Pamir's own while "
+                       "the application computes; the thread sleeps on the doorbell, and while such a "
+                       "collective is in flight every call takes the library lock (0: progress only "
+                       "inside MPI calls)",
+                       nullptr};
 Setting shm_cma{"PAMIR_SHM_CMA", "1", Type::Bool,
                 "0: never read a peer's memory (no rendezvous by cross-memory attach); large messages take "
                 "the pipelined copy through the shared-memory rings, as when the kernel refuses it",
@@ -142,6 +148,7 @@ std::vector<Setting *> &all() {
                                      &ofi_poll_interval,
                                      &ofi_credits,
                                      &yield_when_idle,
+                                     &async_progress,
                                      &shm_cma,
                                      &shm_shared_copy,
                                      &verbose,

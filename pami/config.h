@@ -55,6 +55,7 @@ extern Setting ofi_provider;        // PAMIR_OFI_PROVIDER
 extern Setting ofi_poll_interval;   // PAMIR_OFI_POLL_INTERVAL
 extern Setting ofi_credits;         // PAMIR_OFI_CREDITS
 extern Setting yield_when_idle;     // PAMIR_YIELD_WHEN_IDLE
+extern Setting async_progress;      // PAMIR_ASYNC_PROGRESS
 extern Setting fault;               // PAMIR_FAULT
 extern Setting shm_cma;             // PAMIR_SHM_CMA
 extern Setting shm_shared_copy;     // PAMIR_SHM_SHARED_COPY

@@ -290,6 +290,10 @@ void Context::peer_died(uint32_t task) {
   boot_.abort(1, msg);
 }
 
+dev::shm::Doorbell *Context::own_doorbell() {
+  return shm_ ? static_cast<dev::ShmDevice &>(*shm_).own_doorbell() : nullptr;
+}
+
 void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
   // A blocked call is where a dead peer would leave this rank forever; checked at most every 10 ms.
   if (watch_.size()) {
@@ -321,14 +325,17 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
   }
   // A message in a mailbox shows only in memory, so the sleeper's last check looks there too (tokens
   // are written only single-threaded).
+  // Threaded, the mailboxes are not looked at without the lock (tokens written before the progress
+  // thread engaged may still be out): a message there waits for a ring or the timeout.
   struct Check {
     Context *c;
     bool (*done)(void *);
     void *arg;
-  } k{this, done, arg};
+    bool boxes;
+  } k{this, done, arg, !threaded};
   auto check = [](void *p) {
     auto *k = static_cast<Check *>(p);
-    return k->c->box_arrived() || (k->done && k->done(k->arg));
+    return (k->boxes && k->c->box_arrived()) || (k->done && k->done(k->arg));
   };
   if (ofi_) {
     // Both devices, one thread: poll() on the fabric's descriptor and the shm eventfd together,
@@ -344,7 +351,8 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
           ofi.wait_fd(), us,
           [](void *p) {
             auto *b = static_cast<Both *>(p);
-            return b->k.c->box_arrived() || (b->k.done && b->k.done(b->k.arg)) || !b->ofi->may_sleep();
+            return (b->k.boxes && b->k.c->box_arrived()) || (b->k.done && b->k.done(b->k.arg)) ||
+                   !b->ofi->may_sleep();
           },
           &b);
       if (by_fabric) ofi.woken_by_fd();

@@ -23,6 +23,10 @@
 #include "pami/select.h"
 #include "pami/stats.h"
 
+namespace pamir::dev::shm {
+struct Doorbell;
+}
+
 namespace pamir {
 
 // Where a rendezvous send is (Request::rdv).
@@ -212,6 +216,13 @@ class Context {
   // After a write into shared memory that `task` may wait on (Device::coll_notify).
   void coll_notify(uint32_t task) {
     if (task != self_) shm_->coll_notify(task);
+  }
+  // The shared-memory device's doorbell of this process, which the progress thread sleeps on
+  // (pami/progress_thread.h); nullptr without that device.
+  dev::shm::Doorbell *own_doorbell();
+  // Rings this process's own doorbell: another of its threads completed what a sleeper waits for.
+  void wake_sleepers() {
+    if (shm_) shm_->coll_notify(self_);
   }
   // Cross-memory access to the memory of a process of this node, for the collectives that reduce
   // straight out of each other's buffers: whether this process may read and write `task`'s memory

@@ -135,6 +135,8 @@ class ShmDevice final : public Device {
   bool peer_sleeping(uint32_t task) const noexcept;
   // Whether a local peer has left the device normally (shutdown()): its exit is then no death.
   bool peer_finalized(uint32_t task) const noexcept;
+  // This process's doorbell (the progress thread sleeps on it beside the calls that block).
+  shm::Doorbell *own_doorbell() noexcept { return me_ ? &me_->doorbell : nullptr; }
   // Whether a peer found it could not take this process's eventfd (tests).
   bool wake_refused() const noexcept {
     return me_ && std::atomic_ref<uint32_t>(me_->doorbell.wake_fd_refused).load(std::memory_order_relaxed);

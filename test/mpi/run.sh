@@ -372,6 +372,21 @@ fi
 # is < 5%; the bound is loose so a loaded machine cannot fail it). The PASS line shows the measured share.
 if has idle; then ok_case idle 0 2 -- idle; fi
 
+# Nonblocking collectives progress while rank 0 computes outside MPI (the progress thread), at 2-4 ranks
+# (4 oversubscribe two cores), under MPI_THREAD_MULTIPLE too; a rank waiting with it engaged sleeps.
+# With PAMIR_ASYNC_PROGRESS=0 the same program must fail: the others cannot finish without rank 0.
+if has async_progress; then
+  for np in 2 3 4; do ok_case "async_progress.np$np" 0 "$np" -- async_progress; done
+  ok_case async_progress.multiple 0 3 TEST_THREAD_MULTIPLE=1 -- async_progress
+  if [ "$quick" != 1 ] && run async_progress.off 1 2 PAMIR_ASYNC_PROGRESS=0 TEST_ASYNC_DEADLINE=1 -- async_progress; then
+    if grep -q "did not complete" "$work/async_progress.off.err"; then
+      pass "async_progress.off (fails as it must without the thread)"
+    else
+      fail async_progress.off "failed for another reason: $(tail -3 "$work/async_progress.off.err" | tr '\n' '|')"
+    fi
+  fi
+fi
+
 # A program built by the plain C compiler against an independent standard-ABI header (test/abi/foreign/
 # mpi.h, not Pamir's) and linked with -lmpi_abi alone runs unchanged. A sanitizer build's library needs
 # its runtime first in the program, so mpicc's sanitizer flags (only those) are added.
