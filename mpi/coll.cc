@@ -16,6 +16,7 @@
 #include "mpi/info.h"
 #include "mpi/op.h"
 #include "mpi/request.h"
+#include "pami/config.h"
 #include "pami/request.h"
 #include "pamir_alias.h"
 
@@ -311,6 +312,7 @@ struct PersistentColl final : PersistentOp {
   Call call;
   std::vector<Datatype *> types;
   const uint64_t seq;
+  bool offload = false;  // its starts may engage the progress thread (offloadable())
   coll::Replay replay;
   // The state of the running start, built in place: one start runs at a time, so no start allocates.
   alignas(coll::NbSchedule) unsigned char run[512];
@@ -337,7 +339,7 @@ static_assert(sizeof(PersistentRun) <= sizeof PersistentColl::run &&
 
 int PersistentColl::start(const char *, pamir::Request *h) {
   auto *r = new (run) PersistentRun(team_of(c), seq, this, h);
-  r->may_offload = !coll::runs_user_code(a.op);
+  r->may_offload = offload;
   ++coll::g_algorithm_runs[id];
   call.begin();
   replay.begin();
@@ -350,10 +352,11 @@ int PersistentColl::start(const char *, pamir::Request *h) {
 
 // MPI_X_init, once the algorithm is chosen: the persistent request, inactive.
 int persistent_make(Comm *c, const char *fn_, int id, const coll::Args &a, Call *call, MPI_Request *request,
-                    Datatype *t1, Datatype *t2, Datatype *const *more, int nmore) {
+                    bool offload, Datatype *t1, Datatype *t2, Datatype *const *more, int nmore) {
   PersistentColl *p = nullptr;
   try {
     p = new PersistentColl(c, id, a, call ? std::move(*call) : Call{});
+    p->offload = offload;
     p->hold(t1);
     p->hold(t2);
     for (int i = 0; i < nmore; ++i) p->hold(more[i]);
@@ -398,7 +401,11 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
     }
     choice = Comm::CollChoice{mask, c->coll_forced[ki], int16_t(id)};
   }
-  if (request.persistent) return persistent_make(c, fn_, id, a, call, request.h, t1, t2, more, nmore);
+  // The progress thread pays where a collective takes long enough to hide its wake-ups (pure latency
+  // of small ones doubles, docs/performance.md), and never runs the application's code.
+  const bool offload = size >= config::async_progress_min.number && !coll::runs_user_code(a.op);
+  if (request.persistent)
+    return persistent_make(c, fn_, id, a, call, request.h, offload, t1, t2, more, nmore);
   ++coll::g_algorithm_runs[id];
   const coll::AlgorithmFn algorithm = coll::algorithm(id).fn;
   const uint64_t seq = c->coll_seq++;
@@ -418,7 +425,7 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
   pamir::Request *r = request_alloc(ReqKind::schedule);
   r->mpi_comm = c;
   nb->req = r;
-  nb->may_offload = !coll::runs_user_code(a.op);
+  nb->may_offload = offload;
   *request.h = reinterpret_cast<MPI_Request>(r);
   nb->start(algorithm(nb->sched, a));
   return MPI_SUCCESS;

@@ -79,6 +79,11 @@ Setting async_progress{"PAMIR_ASYNC_PROGRESS", "1", Type::Bool,
                        "collective is in flight every call takes the library lock (0: progress only "
                        "inside MPI calls)",
                        nullptr};
+Setting async_progress_min{"PAMIR_ASYNC_PROGRESS_MIN", "128K", Type::Size,
+                           "the smallest nonblocking collective (its bytes, as the size tables count them) "
+                           "that engages the progress thread: below it the thread's wake-ups cost more "
+                           "than they hide",
+                           nullptr};
 Setting shm_cma{"PAMIR_SHM_CMA", "1", Type::Bool,
                 "0: never read a peer's memory (no rendezvous by cross-memory attach); large messages take "
                 "the pipelined copy through the shared-memory rings, as when the kernel refuses it",
@@ -149,6 +154,7 @@ std::vector<Setting *> &all() {
                                      &ofi_credits,
                                      &yield_when_idle,
                                      &async_progress,
+                                     &async_progress_min,
                                      &shm_cma,
                                      &shm_shared_copy,
                                      &verbose,

@@ -56,6 +56,7 @@ extern Setting ofi_poll_interval;   // PAMIR_OFI_POLL_INTERVAL
 extern Setting ofi_credits;         // PAMIR_OFI_CREDITS
 extern Setting yield_when_idle;     // PAMIR_YIELD_WHEN_IDLE
 extern Setting async_progress;      // PAMIR_ASYNC_PROGRESS
+extern Setting async_progress_min;  // PAMIR_ASYNC_PROGRESS_MIN
 extern Setting fault;               // PAMIR_FAULT
 extern Setting shm_cma;             // PAMIR_SHM_CMA
 extern Setting shm_shared_copy;     // PAMIR_SHM_SHARED_COPY

@@ -15,6 +15,7 @@
 #include "pami/config.h"
 #include "pami/context.h"
 #include "pami/lock.h"
+#include "pami/stats.h"
 
 namespace pamir {
 
@@ -101,7 +102,10 @@ void *run(void *) {
     lock_depth = 1;
     const bool stop = g.stop;
     // The user's thread may have disengaged meanwhile: then nothing is left that this one may touch.
-    if (g.work && !stop) ctx.advance();
+    if (g.work && !stop) {
+      ++stats().async_passes;
+      ctx.advance();
+    }
     const bool engaged = g.work != 0;
     lock_depth = 0;
     l.mutex.unlock();
@@ -167,6 +171,7 @@ void progress_thread::engage() noexcept {
     l.engaged = true;
   }
   ++g.work;
+  ++stats().async_engaged;
   if (!g.started) {
     g.started = true;
     g.doorbell = context().own_doorbell();
@@ -184,6 +189,7 @@ void progress_thread::engage() noexcept {
 }
 
 void progress_thread::release() noexcept {
+  if (this_is_it) ++stats().async_completed;
   if (--g.work) return;
   if (g.counted) uncount_thread();
   // The user's thread may sleep in a wait whose request the progress thread just completed: with the

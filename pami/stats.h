@@ -21,6 +21,11 @@ struct Stats {
   uint64_t unexpected = 0;   // messages that arrived before their receive
   uint64_t send_queued = 0;  // sends that found the device full and waited
   uint64_t sleeps = 0;       // times a blocked call slept on its doorbell
+  // The progress thread (pami/progress_thread.h): engagements, its passes of progress, and the engaged
+  // operations it completed itself (the rest were completed by the application's calls).
+  uint64_t async_engaged = 0;
+  uint64_t async_passes = 0;
+  uint64_t async_completed = 0;
   // The largest number of passes between fabric polls while shm was busy (Context::poll_ofi_timed):
   // above PAMIR_OFI_POLL_INTERVAL when polls cost more than their share of the time.
   uint64_t ofi_interval_max = 0;
