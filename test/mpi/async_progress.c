@@ -81,15 +81,25 @@ static void round_of(int kind, int round, int n, int rank, int size, double dead
   MPI_Request req;
   const int root = size - 1; /* the bcast's root is not rank 0: rank 0 must take its data */
   switch (kind) {
-    case kAllreduce: MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req); break;
-    case kBcast: MPI_Ibcast(rank == root ? in : out, n, MPI_INT, root, MPI_COMM_WORLD, &req); break;
-    case kAlltoall: MPI_Ialltoall(in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD, &req); break;
-    default: MPI_Iallgather(in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD, &req); break;
+    case kAllreduce:
+      MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+      break;
+    case kBcast:
+      MPI_Ibcast(rank == root ? in : out, n, MPI_INT, root, MPI_COMM_WORLD, &req);
+      break;
+    case kAlltoall:
+      MPI_Ialltoall(in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD, &req);
+      break;
+    default:
+      MPI_Iallgather(in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD, &req);
+      break;
   }
   if (rank == 0) {
     const int finished = others_finished_while_computing(round, size, deadline_s);
-    CHECK(finished, "%s of %d ints: the other ranks did not complete in %.0f s while rank 0 computed "
-                    "outside MPI", kNames[kind], n, deadline_s);
+    CHECK(finished,
+          "%s of %d ints: the other ranks did not complete in %.0f s while rank 0 computed "
+          "outside MPI",
+          kNames[kind], n, deadline_s);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
   } else {
     MPI_Wait(&req, MPI_STATUS_IGNORE);
@@ -151,7 +161,8 @@ int main(int argc, char **argv) {
   static const int kCounts[] = {32768, 262144};
   int round = 0;
   for (int k = 0; k < kKinds; ++k)
-    for (size_t c = 0; c < sizeof kCounts / sizeof kCounts[0]; ++c) round_of(k, round++, kCounts[c], rank, size, deadline_s);
+    for (size_t c = 0; c < sizeof kCounts / sizeof kCounts[0]; ++c)
+      round_of(k, round++, kCounts[c], rank, size, deadline_s);
 
   /* The waiting side sleeps: the others wait in MPI_Wait while rank 0 computes before it starts. */
   enum { kN = 262144 };
@@ -170,8 +181,8 @@ int main(int argc, char **argv) {
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     const double wall = seconds(CLOCK_MONOTONIC) - wall0, cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
     share = wall > 0 ? cpu / wall : 1;
-    CHECK(share < 0.25, "a rank waiting %.2f s in MPI_Wait for an MPI_Iallreduce used %.0f%% of a core",
-          wall, share * 100);
+    CHECK(share < 0.25, "a rank waiting %.2f s in MPI_Wait for an MPI_Iallreduce used %.0f%% of a core", wall,
+          share * 100);
   }
   long bad = 0;
   for (int i = 0; i < kN; ++i) bad += out[i] != size - 1 + i;
