@@ -401,8 +401,8 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
     }
     choice = Comm::CollChoice{mask, c->coll_forced[ki], int16_t(id)};
   }
-  // The progress thread pays where a collective takes long enough to hide its wake-ups (pure latency
-  // of small ones doubles, docs/performance.md), and never runs the application's code.
+  // The progress thread pays where a collective takes long enough to hide its wake-ups (the latency of
+  // small ones doubles, docs/performance.md), and never runs the application's code.
   const bool offload = size >= config::async_progress_min.number && !coll::runs_user_code(a.op);
   if (request.persistent)
     return persistent_make(c, fn_, id, a, call, request.h, offload, t1, t2, more, nmore);

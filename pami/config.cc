@@ -79,7 +79,7 @@ Setting async_progress{"PAMIR_ASYNC_PROGRESS", "1", Type::Bool,
                        "collective is in flight every call takes the library lock (0: progress only "
                        "inside MPI calls)",
                        nullptr};
-Setting async_progress_min{"PAMIR_ASYNC_PROGRESS_MIN", "128K", Type::Size,
+Setting async_progress_min{"PAMIR_ASYNC_PROGRESS_MIN", "256K", Type::Size,
                            "the smallest nonblocking collective (its bytes, as the size tables count them) "
                            "that engages the progress thread: below it the thread's wake-ups cost more "
                            "than they hide",

@@ -156,9 +156,9 @@ int main(int argc, char **argv) {
   CHECK(marker_dir[0] != 0, "mkdtemp failed");
   if (size < 2 || !marker_dir[0]) return finish("async_progress");
 
-  /* Parts of 128 KiB and 1 MiB: from PAMIR_ASYNC_PROGRESS_MIN's default, and where the data waits for
+  /* Parts of 256 KiB and 1 MiB: from PAMIR_ASYNC_PROGRESS_MIN's default, and where the data waits for
    * the other side. */
-  static const int kCounts[] = {32768, 262144};
+  static const int kCounts[] = {65536, 262144};
   int round = 0;
   for (int k = 0; k < kKinds; ++k)
     for (size_t c = 0; c < sizeof kCounts / sizeof kCounts[0]; ++c)
