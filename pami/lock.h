@@ -60,7 +60,9 @@ class CallGuard {
   ~CallGuard() {
     LibraryLock &l = library_lock();
     if (held_) {
-      if (--lock_depth == 0 && __builtin_expect(l.engaged, 0)) leave_engaged();
+      // While still counted in lock_depth: a call nested in what leave_engaged() runs is not outermost.
+      if (lock_depth == 1 && __builtin_expect(l.engaged, 0)) leave_engaged();
+      --lock_depth;
       l.mutex.unlock();
     } else if (--l.unlocked_depth == 0 && __builtin_expect(l.adopted, 0)) {
       release_adopted();

@@ -22,12 +22,11 @@ namespace pamir {
 namespace {
 
 // Where the thread sleeps. With the shared-memory device, on the process's doorbell: the peers ring it
-// when they publish what it waits for. While it is engaged it is counted among the doorbell's sleepers
-// for good (engage() raises the count, the last release() lowers it), so every ring bumps the word and
-// wakes it, and engaging costs no system call. Otherwise it is not counted: no ringer pays for it, and it
-// wakes only with a sleeper of the calls (a wake of all), finds nothing to do and sleeps again.
-// Without that device (every peer through libfabric) it sleeps on a futex of its own, which engage()
-// rings, and naps between polls while engaged, since the fabric rings nothing it could sleep on.
+// when they publish what it waits for, while it is counted among the doorbell's sleepers (when, is said
+// at count_thread below), so engaging costs no system call. Uncounted, no ringer pays for it, and it wakes
+// only with a sleeper of the calls (a wake of all), finds nothing to do and sleeps again. Without that
+// device (every peer through libfabric) it sleeps on a futex of its own, which engage() rings, and naps
+// between polls while engaged, since the fabric rings nothing it could sleep on.
 struct Thread {
   dev::shm::Doorbell *doorbell = nullptr;
   std::atomic<uint32_t> bell{0};
@@ -39,7 +38,7 @@ struct Thread {
   pthread_t id{};
 };
 Thread g;
-thread_local bool this_is_it = false;
+thread_local bool on_progress_thread = false;
 
 constexpr unsigned kOfiNapUs = 50;
 
@@ -90,7 +89,7 @@ void *run(void *) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
-  this_is_it = true;
+  on_progress_thread = true;
   ask_short_slice();
   LibraryLock &l = library_lock();
   Context &ctx = context();
@@ -122,7 +121,7 @@ void *run(void *) {
 }  // namespace
 
 bool progress_thread::on_thread() noexcept {
-  return this_is_it;
+  return on_progress_thread;
 }
 
 bool progress_thread::wanted() noexcept {
@@ -189,7 +188,7 @@ void progress_thread::engage() noexcept {
 }
 
 void progress_thread::release() noexcept {
-  if (this_is_it) ++stats().async_completed;
+  if (on_progress_thread) ++stats().async_completed;
   if (--g.work) return;
   if (g.counted) uncount_thread();
   // The user's thread may sleep in a wait whose request the progress thread just completed: with the
@@ -223,8 +222,8 @@ void leave_engaged() noexcept {
 void release_adopted() noexcept {
   LibraryLock &l = library_lock();
   l.adopted = false;
-  --lock_depth;
   if (l.engaged) leave_engaged();
+  --lock_depth;
   l.mutex.unlock();
 }
 

@@ -13,10 +13,14 @@
  * time of its MPI_Wait: a waiting rank must sleep, not spin, with the progress thread engaged. The bound
  * is 25% of a core so a loaded machine cannot fail it spuriously (idle.c has the same bound).
  *
+ * The same for a persistent MPI_Allreduce_init + MPI_Start. An MPI_Iallreduce with a user-defined
+ * operation is not advanced by the thread: its function must run on the application's thread only.
+ *
  * TEST_THREAD_MULTIPLE=1: the same under MPI_THREAD_MULTIPLE. TEST_ASYNC_DEADLINE: seconds rank 0
  * computes at most per collective (default 30). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,8 +71,21 @@ static void mark_done(int round, int rank) {
   if (fd >= 0) close(fd);
 }
 
-enum { kAllreduce, kBcast, kAlltoall, kAllgather, kKinds };
-static const char *const kNames[kKinds] = {"MPI_Iallreduce", "MPI_Ibcast", "MPI_Ialltoall", "MPI_Iallgather"};
+enum { kAllreduce, kBcast, kAlltoall, kAllgather, kPersistent, kUserOp, kKinds };
+static const char *const kNames[kKinds] = {"MPI_Iallreduce",     "MPI_Ibcast",
+                                           "MPI_Ialltoall",      "MPI_Iallgather",
+                                           "MPI_Allreduce_init", "MPI_Iallreduce (user op)"};
+
+/* A user-defined sum: the application's code, which must run on the application's thread only (the
+ * progress thread never runs it, whatever the size). */
+static pthread_t app_thread;
+static int user_op_elsewhere;
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)type;
+  if (!pthread_equal(pthread_self(), app_thread)) user_op_elsewhere = 1;
+  for (int i = 0; i < *len; ++i) ((int *)inout)[i] += ((const int *)in)[i];
+}
+static MPI_Op user_op;
 
 /* One round: collective `kind` of `n` ints per part; rank 0 computes while the others wait. */
 static void round_of(int kind, int round, int n, int rank, int size, double deadline_s) {
@@ -81,6 +98,13 @@ static void round_of(int kind, int round, int n, int rank, int size, double dead
   MPI_Request req;
   const int root = size - 1; /* the bcast's root is not rank 0: rank 0 must take its data */
   switch (kind) {
+    case kPersistent:
+      MPI_Allreduce_init(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+      MPI_Start(&req);
+      break;
+    case kUserOp:
+      MPI_Iallreduce(in, out, n, MPI_INT, user_op, MPI_COMM_WORLD, &req);
+      break;
     case kAllreduce:
       MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
       break;
@@ -94,7 +118,12 @@ static void round_of(int kind, int round, int n, int rank, int size, double dead
       MPI_Iallgather(in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD, &req);
       break;
   }
-  if (rank == 0) {
+  if (rank == 0 && kind == kUserOp) {
+    /* Not engaged: the others wait for rank 0's next call, and the sum runs on the callers' threads. */
+    const double end = seconds(CLOCK_MONOTONIC) + 0.2;
+    while (seconds(CLOCK_MONOTONIC) < end) compute_a_while();
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else if (rank == 0) {
     const int finished = others_finished_while_computing(round, size, deadline_s);
     CHECK(finished,
           "%s of %d ints: the other ranks did not complete in %.0f s while rank 0 computed "
@@ -105,10 +134,11 @@ static void round_of(int kind, int round, int n, int rank, int size, double dead
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     mark_done(round, rank);
   }
+  if (kind == kPersistent) MPI_Request_free(&req);
   long bad = 0, first = -1;
   for (long i = 0; i < (long)n * size; ++i) {
     int want;
-    if (kind == kAllreduce) {
+    if (kind == kAllreduce || kind == kPersistent || kind == kUserOp) {
       if (i >= n) break;
       int64_t s = 0;
       for (int r = 0; r < size; ++r) s += (int64_t)r * 1000003 + i;
@@ -153,6 +183,8 @@ int main(int argc, char **argv) {
     if (!mkdtemp(marker_dir)) marker_dir[0] = 0;
   }
   MPI_Bcast(marker_dir, sizeof marker_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  app_thread = pthread_self();
+  MPI_Op_create(user_sum, 1, &user_op);
   CHECK(marker_dir[0] != 0, "mkdtemp failed");
   if (size < 2 || !marker_dir[0]) return finish("async_progress");
 
@@ -192,6 +224,8 @@ int main(int argc, char **argv) {
   free(in);
   free(out);
 
+  CHECK(!user_op_elsewhere, "a user-defined reduction ran on a thread other than the application's");
+  MPI_Op_free(&user_op);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     for (int r = 0; r < round; ++r)
