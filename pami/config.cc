@@ -102,7 +102,7 @@ Setting check_signature{"PAMIR_CHECK_SIGNATURE", "0", Type::Bool,
                         "does not start with that signature fails with MPI_ERR_TYPE (MPI_BYTE and MPI_PACKED "
                         "match anything); sends then skip the one-packet fast path",
                         nullptr};
-Setting dt_chunk_min{"PAMIR_DT_CHUNK_MIN", "8K", Type::Size,
+Setting dt_chunk_min{"PAMIR_DT_CHUNK_MIN", "4K", Type::Size,
                      "a rendezvous between non-contiguous layouts whose average contiguous piece (on the "
                      "smaller side) is below this goes through the shared-memory rings, packed and unpacked, "
                      "instead of one cross-memory read of many small pieces (0: always read)",
