@@ -261,8 +261,8 @@ int run(Sched &s, Task t);
 
 // A nonblocking collective: the context's progress resumes its task whenever its step's messages have
 // completed; `done` is called once, with the result, when the task has finished (possibly inside
-// start()). One that has to wait engages the progress thread (pami/progress_thread.h), which advances
-// the context while the application computes.
+// start()). One that has to wait, if it may_offload, engages the progress thread
+// (pami/progress_thread.h), which advances the context while the application computes.
 class NbSchedule : public ListNode {
  public:
   NbSchedule(const Team &t, int32_t tag, uint64_t seq = 0) : sched(t, tag, seq) {}

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <climits>
 #include <cstdint>
 
 #include "devices/shm/doorbell.h"

@@ -4,10 +4,12 @@
 // Pamir's progress is otherwise weak: a schedule moves only when the application enters the library.
 // On a node whose cores are all busy, a thread that spins to find work would steal a core from the
 // computation it is meant to overlap, so this one never spins. It exists from the first nonblocking
-// collective that has to wait (PAMIR_ASYNC_PROGRESS), and sleeps on a futex of its own while no such
-// collective is in flight, which costs nothing; while one is, it advances the context once and then
-// sleeps on the process's doorbell, which the peers ring when they publish what it waits for, so it
-// runs only when there is work, for as long as the work takes.
+// collective of PAMIR_ASYNC_PROGRESS_MIN bytes or more that has to wait (PAMIR_ASYNC_PROGRESS), and
+// sleeps on the process's doorbell. Peers' rings wake it only while it is counted among the doorbell's
+// sleepers: while such a collective is in flight and the application's thread is outside the library
+// (which advances the context itself). Uncounted it costs nothing; counted, it makes one pass of
+// progress per ring, so it runs only when there is work, for as long as the work takes. Without the
+// shared-memory device it sleeps on a futex of its own and naps between polls while engaged.
 //
 // While it is engaged every call takes the library lock (pami/lock.h), below MPI_THREAD_MULTIPLE too;
 // the user's thread switches it on inside the call that leaves the first collective waiting and off
