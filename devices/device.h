@@ -140,6 +140,8 @@ class Device {
   virtual uint64_t share_dest(uint32_t, uint64_t) const noexcept { return 0; }
   // Claims the next chunk: its offset and length; false when every chunk is taken.
   virtual bool share_claim(uint32_t, uint64_t, uint64_t &, uint64_t &) noexcept { return false; }
+  // Whether a chunk is still unclaimed (claims nothing).
+  virtual bool share_unclaimed(uint32_t, uint64_t) const noexcept { return false; }
   // Takes `bytes` off what remains (a failed chunk too, with its -errno in `status`); returns what
   // remains after.
   virtual uint64_t share_moved(uint32_t, uint64_t, uint64_t, int64_t) noexcept { return 0; }

@@ -65,9 +65,10 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src, const vo
   stats().rdv_target_armed += r->rdv_counter;
   ssize_t got = 0;
   uint64_t done = 0;
-  const bool share = r->rdv_counter >= kShareMinBytes && shared_copy_ && d->share_supported() &&
-                     d->remote_access(src_task) == 0;
-  if (r->layout || src.segs || !src.piece) [[unlikely]] {
+  const bool typed = r->layout || src.segs || !src.piece;
+  const bool share = r->rdv_counter >= (typed ? kShareTypedMinBytes : kShareMinBytes) && shared_copy_ &&
+                     d->share_supported() && d->remote_access(src_task) == 0;
+  if (typed) [[unlikely]] {
     // Either side is not contiguous: common chunks, straight from the origin's layout into ours -- unless
     // the pieces are small, when a process_vm_readv of many small iovecs (each pins its pages anew) loses
     // to the origin packing them into the rings and us unpacking them out (no buffer either way). Two

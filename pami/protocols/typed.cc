@@ -289,6 +289,11 @@ void Context::help_typed(Request *r, uint64_t desc_addr) {
   struct iovec remote = {reinterpret_cast<void *>(uintptr_t(desc_addr)), sizeof desc};
   if (d->read_remote(r->peer_task, &local, 1, &remote, 1, 0) != ssize_t(sizeof desc))
     return;  // the target does it all
+  // The target describes one share at a time, and may rewrite the description for its next share once
+  // it has claimed every chunk of this one (this process slow to look). A chunk still unclaimed after
+  // the read means the read came before any rewrite, so the description is whole and its segment count
+  // safe to size a vector by; otherwise nothing is left to help with.
+  if (!d->share_unclaimed(self_, r->ack_ref)) return;
   if (read_layout(d, r->peer_task, desc.segs, desc.nsegs, desc.loops, desc.nloops, target_segs_,
                   target_loops_))
     return;

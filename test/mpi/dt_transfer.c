@@ -310,12 +310,26 @@ static void test_large_pieces(void) {
   exchange(1, 0, x, &xm, 1, v, &vm, 1, 1, "1 MiB indexed of 4 KiB pieces -> vector of 8 KiB pieces");
   exchange(0, 1, v, &vm, 1, MPI_BYTE, &bm, 1 << 20, 0, "1 MiB vector of 8 KiB pieces -> bytes");
   exchange(1, 0, MPI_BYTE, &bm, 1 << 20, x, &xm, 1, 0, "1 MiB of bytes -> indexed of 4 KiB pieces");
+  /* 160 KiB: below the contiguous shared copy's 256 KiB, above the 128 KiB from which layouts share. */
+  MPI_Datatype v2, x2;
+  MPI_Type_vector(20, 1024, 1100, MPI_DOUBLE, &v2);
+  MPI_Type_commit(&v2);
+  typemap v2m = tm_hvector(20, 1024, 1100 * 8, &dbl);
+  MPI_Type_indexed(40, bl, d, MPI_DOUBLE, &x2);
+  MPI_Type_commit(&x2);
+  typemap x2m = tm_hindexed(40, lbl, ld, &dbl);
+  exchange(0, 1, v2, &v2m, 1, x2, &x2m, 1, 0, "160 KiB vector of 8 KiB pieces -> indexed of 4 KiB pieces");
+  exchange(1, 0, x2, &x2m, 1, v2, &v2m, 1, 1, "160 KiB indexed of 4 KiB pieces -> vector of 8 KiB pieces");
   MPI_Type_free(&v);
   MPI_Type_free(&x);
+  MPI_Type_free(&v2);
+  MPI_Type_free(&x2);
   tm_free(&dbl);
   tm_free(&bm);
   tm_free(&vm);
   tm_free(&xm);
+  tm_free(&v2m);
+  tm_free(&x2m);
 }
 
 /* MPI_Type_free while the send is in flight: the operation keeps the type alive. */
