@@ -301,6 +301,12 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
         [this](uint32_t t) { return static_cast<const dev::ShmDevice &>(*shm_).peer_finalized(t); });
     if (dead != PeerWatch::kNone) peer_died(dead);
   }
+  // A shared copy in flight ends when the origin moves its last chunk, or when the next pass takes the
+  // chunks back: polled, never slept through (the origin rings only sleepers already counted).
+  if (shares_in_flight()) {
+    relax();
+    return;
+  }
   // With threads, done() would read requests other threads complete under the lock: not passed.
   const bool threaded = library_lock().enabled;
   if (threaded) done = nullptr;

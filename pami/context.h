@@ -153,14 +153,16 @@ class Context {
 
   void advance() {
     if (__builtin_expect(!box_peers_.empty(), 0)) poll_boxes();
+    unsigned got = 1;
     if (shm_) {
-      const unsigned got = shm_->poll();
+      got = shm_->poll();
       if (ofi_) poll_ofi_beside_shm(got);
     } else if (ofi_) {
       ofi_->poll();
     }
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
     if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
+    if (__builtin_expect(layout_shares_used_ != 0, 0)) poll_layout_shares(got == 0);
     // Last, so a schedule sees every completion of this pass: a step left waiting for a send that
     // check_rdv_sends just completed would otherwise sleep until its doorbell's timeout.
     if (__builtin_expect(hook_.active != 0, 0)) hook_.fn();
@@ -211,6 +213,9 @@ class Context {
     }
   }
 
+  // Whether a shared copy between layouts is in flight: it ends by polling, not by a ring for certain,
+  // so a caller about to sleep yields instead.
+  bool shares_in_flight() const { return layout_shares_used_ != 0; }
   // Whether this node's ranks outnumber its usable CPUs (pami/cpus.h), whatever PAMIR_YIELD_WHEN_IDLE says.
   bool oversubscribed() const { return oversubscribed_; }
 
@@ -316,10 +321,12 @@ class Context {
                          size_t layout_len);
   void help_typed(Request *r, uint64_t desc);
   void finish_shared(Request *r, uint32_t src_task, uint64_t ack_ref);
+  void complete_shared(Request *r, uint32_t src_task, uint64_t ack_ref);
   ssize_t read_layout(dev::Device *d, uint32_t task, uint64_t segs, uint64_t nsegs, uint64_t loops,
                       uint64_t nloops, std::vector<dt::Segment> &seg_out, dt::Loop *loop_out);
   ssize_t origin_cursor(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
-                        size_t layout_len, dt::Segment &one, dt::Cursor &out);
+                        size_t layout_len, dt::Segment &one, dt::Cursor &out, std::vector<dt::Segment> &segs,
+                        dt::Loop *loops);
   ssize_t move_chunks(dev::Device *d, uint32_t task, bool read, uintptr_t local_base, dt::Cursor &local,
                       uintptr_t remote_base, uint64_t key, dt::Cursor &remote, uint64_t len);
   static void rdv_describe(const Request *r, RdvSource &src);
@@ -407,15 +414,38 @@ class Context {
   }
   // Flag of a shared copy's destination: it is the address of the target's ShareLayout, not its buffer.
   static constexpr uint64_t kShareLayout = uint64_t(1) << 63;
-  // A shared copy between layouts: the target describes its layout here for the origin to read (one
-  // at a time: the target stays in pull_typed_shared until the copy is done); the origin reads it into
-  // target_segs_ / target_loops_.
+  // A shared copy between layouts: the target describes its layout in one of these for the origin to
+  // read into target_segs_ / target_loops_.
   struct ShareLayout {
     uint64_t buf, segs, nsegs, loops, nloops;
     int64_t extent;
     uint64_t count;
     dt::Segment one;  // a contiguous receive's one segment
-  } share_desc_{};
+  };
+  // Shared copies between layouts are pipelined: the target moves a share's first chunk, leaves the
+  // rest to the origin and goes on to its next message (an osu_bw window's next request-to-send), so
+  // the two cores copy different messages at once instead of meeting at the end of each. It takes back
+  // what the origin has not claimed when a pass of advance() brings nothing new, or when it needs the
+  // entry for a new share (then it finishes the oldest). Each entry keeps what its share needs until it
+  // completes: the description the origin reads, and the cursor over the origin's layout.
+  struct LayoutShare {
+    Request *r = nullptr;
+    uint32_t src_task = 0;
+    uint64_t ack_ref = 0, src_addr = 0, key = 0, seq = 0;
+    ShareLayout desc{};
+    std::vector<dt::Segment> segs;  // the origin's layout, kept between shares (no allocation once warm)
+    dt::Loop loops[dt::kMaxLoops];
+    dt::Segment one{0, 0}, own_one{0, 0};
+    dt::Cursor sc{&one, 1, 0, 1};
+  };
+  static constexpr unsigned kLayoutShares = 8;
+  LayoutShare layout_shares_[kLayoutShares];
+  uint32_t layout_shares_used_ = 0;  // bit i: layout_shares_[i] is in flight
+  uint64_t layout_share_seq_ = 0;
+  LayoutShare &free_layout_share();
+  void move_layout_share(LayoutShare &e, bool all);
+  bool end_layout_share(unsigned i);
+  void poll_layout_shares(bool idle);
   std::vector<dt::Segment> target_segs_;
   dt::Loop target_loops_[dt::kMaxLoops];
   static constexpr unsigned kChunkBatch = 1024;  // IOV_MAX

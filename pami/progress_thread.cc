@@ -105,10 +105,13 @@ void *run(void *) {
       ctx.advance();
     }
     const bool engaged = g.work != 0;
+    const bool polling = engaged && ctx.shares_in_flight();
     lock_depth = 0;
     l.mutex.unlock();
     if (stop) return nullptr;
-    if (g.doorbell)
+    if (polling)
+      sched_yield();
+    else if (g.doorbell)
       futex_wait(word, seen, true, engaged ? sleep_us : -1);
     else if (engaged)
       usleep(kOfiNapUs);

@@ -180,6 +180,11 @@ void Context::pull_shared(Request *r, uint32_t src_task, uint64_t addr, uint64_t
 void Context::finish_shared(Request *r, uint32_t src_task, uint64_t ack_ref) {
   dev::Device *d = peers_[src_task].dev;
   while ((r->rdv_counter = d->share_remaining(src_task, ack_ref)) != 0) spin_pause(yield_);
+  complete_shared(r, src_task, ack_ref);
+}
+
+void Context::complete_shared(Request *r, uint32_t src_task, uint64_t ack_ref) {
+  dev::Device *d = peers_[src_task].dev;
   const int64_t status = d->share_status(src_task, ack_ref);
   ++stats().rdv_reads;
   ++stats().rdv_target_zero;

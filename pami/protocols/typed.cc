@@ -165,7 +165,8 @@ ssize_t Context::read_layout(dev::Device *d, uint32_t task, uint64_t segs, uint6
 // The cursor over a rendezvous message's data in the origin's memory: its layout, read from it, or its
 // contiguous buffer as the one segment `one`.
 ssize_t Context::origin_cursor(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
-                               size_t layout_len, dt::Segment &one, dt::Cursor &out) {
+                               size_t layout_len, dt::Segment &one, dt::Cursor &out,
+                               std::vector<dt::Segment> &segs, dt::Loop *loops) {
   if (!src.segs) {
     one = {0, r->status.sent_bytes};
     out = dt::Cursor(&one, 1, int64_t(one.length), 1);
@@ -175,14 +176,14 @@ ssize_t Context::origin_cursor(Request *r, uint32_t src_task, const RdvSource &s
     const uint64_t seg_bytes = src.nsegs * sizeof(dt::Segment);
     if (src.nloops > dt::kMaxLoops - 1 || !layout || layout_len != seg_bytes + src.nloops * sizeof(dt::Loop))
       return -EPROTO;
-    if (origin_segs_.size() < src.nsegs) origin_segs_.resize(src.nsegs);
-    std::memcpy(origin_segs_.data(), layout, seg_bytes);
-    std::memcpy(origin_loops_, static_cast<const char *>(layout) + seg_bytes, layout_len - seg_bytes);
+    if (segs.size() < src.nsegs) segs.resize(src.nsegs);
+    std::memcpy(segs.data(), layout, seg_bytes);
+    std::memcpy(loops, static_cast<const char *>(layout) + seg_bytes, layout_len - seg_bytes);
   } else if (ssize_t e = read_layout(peers_[src_task].dev, src_task, src.segs, src.nsegs, src.loops,
-                                     src.nloops, origin_segs_, origin_loops_)) {
+                                     src.nloops, segs, loops)) {
     return e;
   }
-  out = dt::Cursor(origin_segs_.data(), src.nsegs, origin_loops_, src.nloops, src.extent, src.count);
+  out = dt::Cursor(segs.data(), src.nsegs, loops, src.nloops, src.extent, src.count);
   return 0;
 }
 
@@ -223,7 +224,8 @@ ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src,
                             size_t layout_len) {
   dt::Segment one_s{0, 0}, one_r{0, 0};
   dt::Cursor sc(&one_s, 1, 0, 1);
-  if (ssize_t e = origin_cursor(r, src_task, src, layout, layout_len, one_s, sc)) return e;
+  if (ssize_t e = origin_cursor(r, src_task, src, layout, layout_len, one_s, sc, origin_segs_, origin_loops_))
+    return e;
   dt::Cursor rc = cursor_of(r, one_r);
   const ssize_t e = move_chunks(peers_[src_task].dev, src_task, true, uintptr_t(r->buf), rc,
                                 uintptr_t(src.addr), src.key, sc, r->rdv_counter);
@@ -232,23 +234,22 @@ ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src,
 }
 
 // A shared copy between layouts (seed 001's shared copy, seed 003's common chunks): the target describes
-// its layout in share_desc_ and opens the share with that description's address (flagged); both ends
-// claim ranges of the message's bytes and move each range's common chunks, the target reading, the
-// origin writing.
+// its layout in an entry's ShareLayout and opens the share with that description's address (flagged);
+// both ends claim ranges of the message's bytes and move each range's common chunks, the target reading,
+// the origin writing. The target moves the first range now and leaves the share in flight (LayoutShare
+// in context.h).
 void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
                                 size_t layout_len) {
   dev::Device *d = peers_[src_task].dev;
-  dt::Segment one_s{0, 0}, one_r{0, 0};
-  dt::Cursor sc(&one_s, 1, 0, 1);
-  if (ssize_t e = origin_cursor(r, src_task, src, layout, layout_len, one_s, sc)) {
+  LayoutShare &e = free_layout_share();
+  if (ssize_t err = origin_cursor(r, src_task, src, layout, layout_len, e.one, e.sc, e.segs, e.loops)) {
     r->status.error = Err::rdma;
-    r->status.sys_errno = int32_t(-e);
-    d->ack_write(src_task, src.ack_ref, kRdvAckBytes, e);
+    r->status.sys_errno = int32_t(-err);
+    d->ack_write(src_task, src.ack_ref, kRdvAckBytes, err);
     request_complete(r);
     return;
   }
-  const dt::Cursor rc = cursor_of(r, one_r);
-  ShareLayout &desc = share_desc_;
+  ShareLayout &desc = e.desc;
   desc.buf = uint64_t(uintptr_t(r->buf));
   if (r->layout) {
     desc.segs = uint64_t(uintptr_t(r->layout->segs.data()));
@@ -265,19 +266,70 @@ void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &
     desc.extent = int64_t(r->bytes);
     desc.count = 1;
   }
+  e.r = r;
+  e.src_task = src_task;
+  e.ack_ref = src.ack_ref;
+  e.src_addr = src.addr;
+  e.key = src.key;
+  e.seq = ++layout_share_seq_;
   const uint64_t n = r->rdv_counter;
   ++stats().rdv_shared;
   d->share_open(src_task, src.ack_ref, uint64_t(uintptr_t(&desc)) | kShareLayout, n, share_chunk(n));
+  move_layout_share(e, false);
+  layout_shares_used_ |= uint32_t(1) << unsigned(&e - layout_shares_);
+  if (r->rdv_counter == 0) end_layout_share(unsigned(&e - layout_shares_));
+}
+
+// An entry for a new share: a free one, else the oldest in flight, finished first (what the origin has
+// not claimed is taken back; a chunk it is moving is waited for).
+Context::LayoutShare &Context::free_layout_share() {
+  const uint32_t free = ~layout_shares_used_ & ((uint32_t(1) << kLayoutShares) - 1);
+  if (free) return layout_shares_[__builtin_ctz(free)];
+  unsigned oldest = 0;
+  for (unsigned i = 1; i < kLayoutShares; ++i)
+    if (layout_shares_[i].seq < layout_shares_[oldest].seq) oldest = i;
+  LayoutShare &e = layout_shares_[oldest];
+  move_layout_share(e, true);
+  while (!end_layout_share(oldest)) __builtin_ia32_pause();
+  return e;
+}
+
+// Claims ranges of e's share and moves them: one, or all that are left.
+void Context::move_layout_share(LayoutShare &e, bool all) {
+  dev::Device *d = peers_[e.src_task].dev;
+  Request *r = e.r;
+  const dt::Cursor rc = cursor_of(r, e.own_one);
   uint64_t off = 0, len = 0;
-  while (d->share_claim(src_task, src.ack_ref, off, len)) {
-    dt::Cursor s2 = sc, r2 = rc;
+  while (d->share_claim(e.src_task, e.ack_ref, off, len)) {
+    dt::Cursor s2 = e.sc, r2 = rc;
     s2.seek(off);
     r2.seek(off);
-    const ssize_t e =
-        move_chunks(d, src_task, true, uintptr_t(r->buf), r2, uintptr_t(src.addr), src.key, s2, len);
-    r->rdv_counter = d->share_moved(src_task, src.ack_ref, len, e);
+    const ssize_t err =
+        move_chunks(d, e.src_task, true, uintptr_t(r->buf), r2, uintptr_t(e.src_addr), e.key, s2, len);
+    r->rdv_counter = d->share_moved(e.src_task, e.ack_ref, len, err);
+    if (!all) break;
   }
-  finish_shared(r, src_task, src.ack_ref);
+}
+
+// Completes entry i's receive if nothing of its share remains to be moved; true then.
+bool Context::end_layout_share(unsigned i) {
+  LayoutShare &e = layout_shares_[i];
+  Request *r = e.r;
+  if ((r->rdv_counter = peers_[e.src_task].dev->share_remaining(e.src_task, e.ack_ref)) != 0) return false;
+  layout_shares_used_ &= ~(uint32_t(1) << i);
+  e.r = nullptr;
+  complete_shared(r, e.src_task, e.ack_ref);
+  return true;
+}
+
+// Every pass of advance() with shares in flight: completes those the origin has finished; on a pass
+// that brought nothing new (`idle`), takes back what the origin has not claimed.
+void Context::poll_layout_shares(bool idle) {
+  for (uint32_t used = layout_shares_used_; used; used &= used - 1) {
+    const unsigned i = unsigned(__builtin_ctz(used));
+    if (idle) move_layout_share(layout_shares_[i], true);
+    end_layout_share(i);
+  }
 }
 
 // The origin's part of a shared copy between layouts: reads the target's description and layout, then
@@ -289,8 +341,8 @@ void Context::help_typed(Request *r, uint64_t desc_addr) {
   struct iovec remote = {reinterpret_cast<void *>(uintptr_t(desc_addr)), sizeof desc};
   if (d->read_remote(r->peer_task, &local, 1, &remote, 1, 0) != ssize_t(sizeof desc))
     return;  // the target does it all
-  // The target describes one share at a time, and may rewrite the description for its next share once
-  // it has claimed every chunk of this one (this process slow to look). A chunk still unclaimed after
+  // The target rewrites an entry's description for a later share only once this share has completed,
+  // which is after every chunk was claimed (this process slow to look). A chunk still unclaimed after
   // the read means the read came before any rewrite, so the description is whole and its segment count
   // safe to size a vector by; otherwise nothing is left to help with.
   if (!d->share_unclaimed(self_, r->ack_ref)) return;
@@ -307,8 +359,9 @@ void Context::help_typed(Request *r, uint64_t desc_addr) {
     t2.seek(off);
     const ssize_t e =
         move_chunks(d, r->peer_task, false, uintptr_t(r->buf), o2, uintptr_t(desc.buf), 0, t2, len);
-    d->share_moved(self_, r->ack_ref, len, e);
     stats().rdv_helped_bytes += len;
+    // The last bytes: the target left this receive in flight and may be asleep (its progress thread).
+    if (d->share_moved(self_, r->ack_ref, len, e) == 0) d->pair_notify(r->peer_task);
   }
 }
 

@@ -332,6 +332,64 @@ static void test_large_pieces(void) {
   tm_free(&x2m);
 }
 
+/* A window of shared copies between layouts, more than the target keeps in flight (8): each message
+ * 160 KiB, a vector of 8 KiB pieces into an indexed type of 4 KiB pieces, all posted at once as osu_bw
+ * does. With `sender_computes` the sender stays out of MPI for 50 ms after posting, so the target must
+ * take back every chunk it left to the origin. */
+static void test_share_window(int sender_computes) {
+  enum { kMsgs = 24, kVecBlocks = 20, kVecBlock = 1024, kVecStride = 1100, kIdxBlocks = 40, kIdxBlock = 512 };
+  const long elems = (long)kVecBlocks * kVecBlock;
+  if (rank == 0) {
+    MPI_Datatype v;
+    MPI_Type_vector(kVecBlocks, kVecBlock, kVecStride, MPI_DOUBLE, &v);
+    MPI_Type_commit(&v);
+    const long span = (long)kVecBlocks * kVecStride;
+    double *a = malloc(sizeof(double) * (size_t)span * kMsgs);
+    MPI_Request r[kMsgs];
+    for (int m = 0; m < kMsgs; ++m) {
+      double *b = a + (long)m * span;
+      for (long k = 0; k < elems; ++k) b[(k / kVecBlock) * kVecStride + k % kVecBlock] = m * 1e6 + (double)k;
+      MPI_Isend(b, 1, v, 1, m, MPI_COMM_WORLD, &r[m]);
+    }
+    if (sender_computes) {
+      const double until = MPI_Wtime() + 0.05;
+      volatile double x = 0;
+      while (MPI_Wtime() < until) x += 1;
+    }
+    MPI_Waitall(kMsgs, r, MPI_STATUSES_IGNORE);
+    MPI_Type_free(&v);
+    free(a);
+  } else if (rank == 1) {
+    int bl[kIdxBlocks], d[kIdxBlocks];
+    for (int i = 0; i < kIdxBlocks; ++i) {
+      bl[i] = kIdxBlock;
+      d[i] = i * (kIdxBlock + 3);
+    }
+    MPI_Datatype x;
+    MPI_Type_indexed(kIdxBlocks, bl, d, MPI_DOUBLE, &x);
+    MPI_Type_commit(&x);
+    const long span = (long)kIdxBlocks * (kIdxBlock + 3);
+    double *a = malloc(sizeof(double) * (size_t)span * kMsgs);
+    for (long i = 0; i < span * kMsgs; ++i) a[i] = -1;
+    MPI_Request r[kMsgs];
+    for (int m = 0; m < kMsgs; ++m) MPI_Irecv(a + (long)m * span, 1, x, 0, m, MPI_COMM_WORLD, &r[m]);
+    MPI_Waitall(kMsgs, r, MPI_STATUSES_IGNORE);
+    long bad = 0;
+    for (int m = 0; m < kMsgs; ++m) {
+      const double *b = a + (long)m * span;
+      for (long k = 0; k < elems; ++k)
+        bad += b[(k / kIdxBlock) * (kIdxBlock + 3) + k % kIdxBlock] != m * 1e6 + (double)k;
+      for (long blk = 0; blk < kIdxBlocks; ++blk)
+        for (long j = kIdxBlock; j < kIdxBlock + 3; ++j) bad += b[blk * (kIdxBlock + 3) + j] != -1;
+    }
+    CHECK(bad == 0, "window of %d 160 KiB layout shares%s: %ld doubles wrong or gaps written", kMsgs,
+          sender_computes ? ", sender out of MPI" : "", bad);
+    MPI_Type_free(&x);
+    free(a);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* MPI_Type_free while the send is in flight: the operation keeps the type alive. */
 static void test_free_in_flight(void) {
   const int n = 200000;
@@ -379,6 +437,8 @@ int main(int argc, char **argv) {
     test_subarray_faces(64);
     test_random_pairs(seed, 300);
     test_large_pieces();
+    test_share_window(0);
+    test_share_window(1);
     test_free_in_flight();
   }
   MPI_Barrier(MPI_COMM_WORLD);
