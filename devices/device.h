@@ -140,8 +140,11 @@ class Device {
   virtual uint64_t share_dest(uint32_t, uint64_t) const noexcept { return 0; }
   // Claims the next chunk: its offset and length; false when every chunk is taken.
   virtual bool share_claim(uint32_t, uint64_t, uint64_t &, uint64_t &) noexcept { return false; }
-  // Whether a chunk is still unclaimed (claims nothing).
-  virtual bool share_unclaimed(uint32_t, uint64_t) const noexcept { return false; }
+  // share_note_bytes() bytes beside the share, in memory both ends map, for the layer above: the target
+  // writes them before share_open(), the owner reads them once share_dest() is set (the slot keeps them
+  // until the acknowledgment). nullptr where the device has none.
+  virtual void *share_note(uint32_t, uint64_t) noexcept { return nullptr; }
+  virtual size_t share_note_bytes() const noexcept { return 0; }
   // Takes `bytes` off what remains (a failed chunk too, with its -errno in `status`); returns what
   // remains after.
   virtual uint64_t share_moved(uint32_t, uint64_t, uint64_t, int64_t) noexcept { return 0; }

@@ -108,10 +108,11 @@ class Context {
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call
   // costs more than the second core saves); Context::share_chunk cuts them.
   static constexpr uint64_t kShareMinBytes = uint64_t(256) << 10;
-  // Between layouts the reader pays more per byte (a page pin per iovec, the cursor), so the second
-  // core pays from half the size: OSU's vect:8192:4096 moving 128 KiB went 7.6 -> 9.2 GB/s and its
-  // latency 15.7 -> 13.3 us; sharing 64 KiB was no better than one reader, and 32 KiB worse.
-  static constexpr uint64_t kShareTypedMinBytes = uint64_t(128) << 10;
+  // Between layouts the reader pays more per byte (a page pin per iovec, the cursor), and the shares are
+  // pipelined (LayoutShare) with the target's layout in the note, so the second core pays from much
+  // smaller messages: OSU's vect:8192:4096 moving 32 KiB, osu_bw 5.2-8.6 -> 6.6-10.5 GB/s at the same
+  // latency; 64 KiB 5.8-10.4 -> 8.5-14.2 GB/s and 7.5-11.5 -> 6.3-9.3 us.
+  static constexpr uint64_t kShareTypedMinBytes = uint64_t(32) << 10;
   // Whether a direct put of `bytes` can pay: one process's cross-memory write is no match for the
   // shared copy, which the ordinary rendezvous makes from kShareMinBytes (measured here: 2 MiB put in
   // 235-244 us against 79-88 us shared).
@@ -319,7 +320,7 @@ class Context {
                      size_t layout_len);
   void pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
                          size_t layout_len);
-  void help_typed(Request *r, uint64_t desc);
+  void help_typed(Request *r);
   void finish_shared(Request *r, uint32_t src_task, uint64_t ack_ref);
   void complete_shared(Request *r, uint32_t src_task, uint64_t ack_ref);
   ssize_t read_layout(dev::Device *d, uint32_t task, uint64_t segs, uint64_t nsegs, uint64_t loops,
@@ -412,27 +413,31 @@ class Context {
   static uint64_t share_chunk(uint64_t n) {
     return n <= (uint64_t(2) << 20) ? ((n / 2 + 4095) & ~uint64_t(4095)) : uint64_t(1) << 20;
   }
-  // Flag of a shared copy's destination: it is the address of the target's ShareLayout, not its buffer.
+  // Flag of a shared copy's destination: the share is between layouts, described in its note.
   static constexpr uint64_t kShareLayout = uint64_t(1) << 63;
-  // A shared copy between layouts: the target describes its layout in one of these for the origin to
-  // read into target_segs_ / target_loops_.
-  struct ShareLayout {
-    uint64_t buf, segs, nsegs, loops, nloops;
+  // A shared copy between layouts: what the origin needs of the target's side, in the share's note
+  // (Device::share_note, memory both ends map): where the data goes, the layout's shape, and its
+  // segments then loops themselves when they fit after this header (a vector's, an indexed type's of a
+  // few blocks, a contiguous receive's one segment); otherwise their addresses in the target, read with
+  // one cross-memory read. Inline, the origin starts its part with no system call.
+  struct ShareNote {
+    uint64_t buf;
+    uint64_t segs, loops;  // addresses in the target; 0 when inline
+    uint32_t nsegs, nloops;
     int64_t extent;
     uint64_t count;
-    dt::Segment one;  // a contiguous receive's one segment
   };
+  void write_share_note(const Request *r, void *note, size_t note_bytes);
   // Shared copies between layouts are pipelined: the target moves a share's first chunk, leaves the
   // rest to the origin and goes on to its next message (an osu_bw window's next request-to-send), so
   // the two cores copy different messages at once instead of meeting at the end of each. It takes back
   // what the origin has not claimed when a pass of advance() brings nothing new, or when it needs the
   // entry for a new share (then it finishes the oldest). Each entry keeps what its share needs until it
-  // completes: the description the origin reads, and the cursor over the origin's layout.
+  // completes: the cursor over the origin's layout.
   struct LayoutShare {
     Request *r = nullptr;
     uint32_t src_task = 0;
     uint64_t ack_ref = 0, src_addr = 0, key = 0, seq = 0;
-    ShareLayout desc{};
     std::vector<dt::Segment> segs;  // the origin's layout, kept between shares (no allocation once warm)
     dt::Loop loops[dt::kMaxLoops];
     dt::Segment one{0, 0}, own_one{0, 0};

@@ -10,9 +10,9 @@
 //                             finalized flag
 //   conn_offset       per local rank, its connection queue: uint64_t conn[nlocal], the ring offsets of the
 //                     senders that connected to it, in order
-//   ack_offset        per local rank, kAckSlots AckSlots of 64 bytes (counter, status, shared-copy
-//                     state): the acknowledgment objects of its rendezvous sends, which peers write (seed
-//                     001)
+//   ack_offset        per local rank, kAckSlots AckSlots of 256 bytes (counter, status, shared-copy
+//                     state, and the shared copy's note): the acknowledgment objects of its rendezvous
+//                     sends, which peers write (seed 001)
 //   coll_offset       per local rank, kCollAreaBytes of memory for the shared-memory collectives (seed 002's
 //                     "collective network" stand-in), whose layout the collectives own
 //   arena_offset      rings, bump-allocated on the first send of a pair (ring_footprint(ring_bytes) each)
@@ -71,8 +71,11 @@ struct AckSlot {
   uint64_t claimed;     // next chunk index (fetch_add)
   uint64_t remaining;   // bytes not yet moved (fetch_sub)
   int64_t copy_status;  // the first failure of a chunk, -errno (0: none)
+  // What the target tells the origin of the shared copy, for the layer above (Device::share_note); on a
+  // line of its own past the counters, which the two ends write while the note is only read.
+  alignas(64) unsigned char note[192];
 };
-static_assert(sizeof(AckSlot) == 64);
+static_assert(sizeof(AckSlot) == 256);
 
 struct SegmentLayout {
   static constexpr uint64_t kBlocksOffset = 128;

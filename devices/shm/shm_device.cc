@@ -495,11 +495,6 @@ bool ShmDevice::share_claim(uint32_t owner, uint64_t ref, uint64_t &offset, uint
   return true;
 }
 
-bool ShmDevice::share_unclaimed(uint32_t owner, uint64_t ref) const noexcept {
-  shm::AckSlot *slot = slot_of(owner, ref, "share_unclaimed");
-  return std::atomic_ref<uint64_t>(slot->claimed).load(std::memory_order_acquire) * slot->chunk < slot->bytes;
-}
-
 uint64_t ShmDevice::share_moved(uint32_t owner, uint64_t ref, uint64_t bytes, int64_t status) noexcept {
   shm::AckSlot *slot = slot_of(owner, ref, "share_moved");
   if (status) {

@@ -96,7 +96,10 @@ class ShmDevice final : public Device {
                   uint64_t chunk) noexcept override;
   uint64_t share_dest(uint32_t owner, uint64_t ref) const noexcept override;
   bool share_claim(uint32_t owner, uint64_t ref, uint64_t &offset, uint64_t &len) noexcept override;
-  bool share_unclaimed(uint32_t owner, uint64_t ref) const noexcept override;
+  void *share_note(uint32_t owner, uint64_t ref) noexcept override {
+    return slot_of(owner, ref, "share_note")->note;
+  }
+  size_t share_note_bytes() const noexcept override { return sizeof(shm::AckSlot::note); }
   uint64_t share_moved(uint32_t owner, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
   uint64_t share_remaining(uint32_t owner, uint64_t ref) const noexcept override;
   int64_t share_status(uint32_t owner, uint64_t ref) const noexcept override;

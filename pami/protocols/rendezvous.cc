@@ -204,7 +204,7 @@ void Context::help(Request *r) {
   r->rdv = kRdvHelped;  // once: the chunks are all claimed when this returns
   if (peers_[r->peer_task].cma_refused || d->remote_access(r->peer_task) != 0) return;
   if (dest & kShareLayout) {
-    help_typed(r, dest & ~kShareLayout);
+    help_typed(r);
     return;
   }
   uint64_t off = 0, len = 0;

@@ -234,10 +234,10 @@ ssize_t Context::pull_typed(Request *r, uint32_t src_task, const RdvSource &src,
 }
 
 // A shared copy between layouts (seed 001's shared copy, seed 003's common chunks): the target describes
-// its layout in an entry's ShareLayout and opens the share with that description's address (flagged);
-// both ends claim ranges of the message's bytes and move each range's common chunks, the target reading,
-// the origin writing. The target moves the first range now and leaves the share in flight (LayoutShare
-// in context.h).
+// its layout in the share's note (ShareNote) and opens the share flagged as between layouts; both ends
+// claim ranges of the message's bytes and move each range's common chunks, the target reading, the
+// origin writing. The target moves the first range now and leaves the share in flight (LayoutShare in
+// context.h).
 void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &src, const void *layout,
                                 size_t layout_len) {
   dev::Device *d = peers_[src_task].dev;
@@ -249,23 +249,7 @@ void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &
     request_complete(r);
     return;
   }
-  ShareLayout &desc = e.desc;
-  desc.buf = uint64_t(uintptr_t(r->buf));
-  if (r->layout) {
-    desc.segs = uint64_t(uintptr_t(r->layout->segs.data()));
-    desc.nsegs = r->layout->segs.size();
-    desc.loops = uint64_t(uintptr_t(r->layout->loops.data()));
-    desc.nloops = r->layout->loops.size();
-    desc.extent = r->layout->extent();
-    desc.count = r->elems;
-  } else {
-    desc.one = {0, r->bytes};
-    desc.segs = uint64_t(uintptr_t(&desc.one));
-    desc.nsegs = 1;
-    desc.loops = desc.nloops = 0;
-    desc.extent = int64_t(r->bytes);
-    desc.count = 1;
-  }
+  write_share_note(r, d->share_note(src_task, src.ack_ref), d->share_note_bytes());
   e.r = r;
   e.src_task = src_task;
   e.ack_ref = src.ack_ref;
@@ -274,10 +258,35 @@ void Context::pull_typed_shared(Request *r, uint32_t src_task, const RdvSource &
   e.seq = ++layout_share_seq_;
   const uint64_t n = r->rdv_counter;
   ++stats().rdv_shared;
-  d->share_open(src_task, src.ack_ref, uint64_t(uintptr_t(&desc)) | kShareLayout, n, share_chunk(n));
+  d->share_open(src_task, src.ack_ref, kShareLayout, n, share_chunk(n));
   move_layout_share(e, false);
   layout_shares_used_ |= uint32_t(1) << unsigned(&e - layout_shares_);
   if (r->rdv_counter == 0) end_layout_share(unsigned(&e - layout_shares_));
+}
+
+void Context::write_share_note(const Request *r, void *note, size_t note_bytes) {
+  ShareNote h{uint64_t(uintptr_t(r->buf)), 0, 0, 1, 0, int64_t(r->bytes), 1};
+  const dt::Segment one{0, r->bytes};
+  const dt::Segment *segs = &one;
+  const dt::Loop *loops = nullptr;
+  if (r->layout) {
+    segs = r->layout->segs.data();
+    loops = r->layout->loops.data();
+    h.nsegs = uint32_t(r->layout->segs.size());
+    h.nloops = uint32_t(r->layout->loops.size());
+    h.extent = r->layout->extent();
+    h.count = r->elems;
+  }
+  const size_t seg_bytes = h.nsegs * sizeof(dt::Segment), loop_bytes = h.nloops * sizeof(dt::Loop);
+  char *out = static_cast<char *>(note);
+  if (sizeof h + seg_bytes + loop_bytes <= note_bytes) {
+    std::memcpy(out + sizeof h, segs, seg_bytes);
+    if (loop_bytes) std::memcpy(out + sizeof h + seg_bytes, loops, loop_bytes);
+  } else {
+    h.segs = uint64_t(uintptr_t(segs));
+    h.loops = uint64_t(uintptr_t(loops));
+  }
+  std::memcpy(out, &h, sizeof h);
 }
 
 // An entry for a new share: a free one, else the oldest in flight, finished first (what the origin has
@@ -332,24 +341,25 @@ void Context::poll_layout_shares(bool idle) {
   }
 }
 
-// The origin's part of a shared copy between layouts: reads the target's description and layout, then
-// claims ranges and writes their common chunks.
-void Context::help_typed(Request *r, uint64_t desc_addr) {
+// The origin's part of a shared copy between layouts: the target's layout from the share's note (or
+// read from the target where it did not fit), then claims of ranges whose common chunks it writes.
+void Context::help_typed(Request *r) {
   dev::Device *d = peers_[r->peer_task].dev;
-  ShareLayout desc;
-  struct iovec local = {&desc, sizeof desc};
-  struct iovec remote = {reinterpret_cast<void *>(uintptr_t(desc_addr)), sizeof desc};
-  if (d->read_remote(r->peer_task, &local, 1, &remote, 1, 0) != ssize_t(sizeof desc))
-    return;  // the target does it all
-  // The target rewrites an entry's description for a later share only once this share has completed,
-  // which is after every chunk was claimed (this process slow to look). A chunk still unclaimed after
-  // the read means the read came before any rewrite, so the description is whole and its segment count
-  // safe to size a vector by; otherwise nothing is left to help with.
-  if (!d->share_unclaimed(self_, r->ack_ref)) return;
-  if (read_layout(d, r->peer_task, desc.segs, desc.nsegs, desc.loops, desc.nloops, target_segs_,
-                  target_loops_))
+  const char *note = static_cast<const char *>(d->share_note(self_, r->ack_ref));
+  ShareNote h;
+  std::memcpy(&h, note, sizeof h);
+  const size_t inline_bytes = sizeof h + (uint64_t(h.nsegs) + h.nloops) * sizeof(dt::Segment);
+  static_assert(sizeof(dt::Segment) == sizeof(dt::Loop));
+  if (h.nloops > dt::kMaxLoops - 1 || (!h.segs && inline_bytes > d->share_note_bytes()))
+    return;  // not a note the target wrote: the target does it all
+  if (!h.segs) {
+    if (target_segs_.size() < h.nsegs) target_segs_.resize(h.nsegs);
+    std::memcpy(target_segs_.data(), note + sizeof h, h.nsegs * sizeof(dt::Segment));
+    std::memcpy(target_loops_, note + sizeof h + h.nsegs * sizeof(dt::Segment), h.nloops * sizeof(dt::Loop));
+  } else if (read_layout(d, r->peer_task, h.segs, h.nsegs, h.loops, h.nloops, target_segs_, target_loops_)) {
     return;
-  const dt::Cursor tc(target_segs_.data(), desc.nsegs, target_loops_, desc.nloops, desc.extent, desc.count);
+  }
+  const dt::Cursor tc(target_segs_.data(), h.nsegs, target_loops_, h.nloops, h.extent, h.count);
   dt::Segment one{0, 0};
   const dt::Cursor oc = cursor_of(r, one);
   uint64_t off = 0, len = 0;
@@ -358,7 +368,7 @@ void Context::help_typed(Request *r, uint64_t desc_addr) {
     o2.seek(off);
     t2.seek(off);
     const ssize_t e =
-        move_chunks(d, r->peer_task, false, uintptr_t(r->buf), o2, uintptr_t(desc.buf), 0, t2, len);
+        move_chunks(d, r->peer_task, false, uintptr_t(r->buf), o2, uintptr_t(h.buf), 0, t2, len);
     stats().rdv_helped_bytes += len;
     // The last bytes: the target left this receive in flight and may be asleep (its progress thread).
     if (d->share_moved(self_, r->ack_ref, len, e) == 0) d->pair_notify(r->peer_task);

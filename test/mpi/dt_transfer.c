@@ -310,7 +310,7 @@ static void test_large_pieces(void) {
   exchange(1, 0, x, &xm, 1, v, &vm, 1, 1, "1 MiB indexed of 4 KiB pieces -> vector of 8 KiB pieces");
   exchange(0, 1, v, &vm, 1, MPI_BYTE, &bm, 1 << 20, 0, "1 MiB vector of 8 KiB pieces -> bytes");
   exchange(1, 0, MPI_BYTE, &bm, 1 << 20, x, &xm, 1, 0, "1 MiB of bytes -> indexed of 4 KiB pieces");
-  /* 160 KiB: below the contiguous shared copy's 256 KiB, above the 128 KiB from which layouts share. */
+  /* 160 KiB: below the contiguous shared copy's 256 KiB, above the 32 KiB from which layouts share. */
   MPI_Datatype v2, x2;
   MPI_Type_vector(20, 1024, 1100, MPI_DOUBLE, &v2);
   MPI_Type_commit(&v2);
