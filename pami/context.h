@@ -113,6 +113,9 @@ class Context {
   // smaller messages: OSU's vect:8192:4096 moving 32 KiB, osu_bw 5.2-8.6 -> 6.6-10.5 GB/s at the same
   // latency; 64 KiB 5.8-10.4 -> 8.5-14.2 GB/s and 7.5-11.5 -> 6.3-9.3 us.
   static constexpr uint64_t kShareTypedMinBytes = uint64_t(32) << 10;
+  // A layout of at most this many bytes of segments and loops rides in its request-to-send even where
+  // the target could read it (shm): 16 of them, a vector's or a few blocks of an indexed type.
+  static constexpr size_t kRtsLayoutInline = 256;
   // Whether a direct put of `bytes` can pay: one process's cross-memory write is no match for the
   // shared copy, which the ordinary rendezvous makes from kShareMinBytes (measured here: 2 MiB put in
   // 235-244 us against 79-88 us shared).

@@ -58,16 +58,19 @@ void Context::rdv_describe(const Request *r, RdvSource &src) {
 }
 
 // The request-to-send of a rendezvous with a layout. Where the target reads the origin's metadata
-// itself (shm) it gets the layout's addresses. Elsewhere the origin exposes the whole span its elements
-// touch, once, and sends its segments and loops in the request-to-send's payload; a layout too long for
-// one packet, or a span the fabric will not register, leaves the piece at 0 and the target asks for
-// packets. False when the device has no room for the packet now.
+// itself (shm) it gets the layout's addresses, unless the layout is small: then, as elsewhere, its
+// segments and loops come in the request-to-send's payload, which saves the target a cross-memory read
+// per message. Elsewhere the origin exposes the whole span its elements touch, once, and sends its
+// segments and loops in the payload; a layout too long for one packet, or a span the fabric will not
+// register, leaves the piece at 0 and the target asks for packets. False when the device has no room
+// for the packet now.
 bool Context::push_rts_typed(dev::Device *d, Request *r, RtsHeader &h) {
   rdv_describe(r, h.src);
-  if (d->reads_layouts()) return d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0);
   const dt::Layout &l = *r->layout;
   const size_t seg_bytes = l.segs.size() * sizeof(dt::Segment),
                loop_bytes = l.loops.size() * sizeof(dt::Loop);
+  if (d->reads_layouts() && seg_bytes + loop_bytes > kRtsLayoutInline)
+    return d->try_send(r->peer_task, kDispatchRts, &h, sizeof h, nullptr, 0);
   const int64_t last = int64_t(r->elems - 1) * l.extent();
   const int64_t lo = l.true_lb + std::min<int64_t>(0, last), hi = l.true_ub + std::max<int64_t>(0, last);
   uint64_t at = 0;
