@@ -94,10 +94,13 @@ static_assert(kCount <= kMaxAlgorithms);
 // message of bcast, the vector of reduce and allreduce, one rank's block of the others. Measured on
 // the development machine (2 cores, docs/performance.md): the shared-memory algorithms win the
 // barrier, and bcast and reduce up to 8 KiB (their size class 0), with 2 ranks and with 4 on the 2
-// cores; allreduce keeps recursive doubling there, which every rank reducing every other's cell only
-// ties. From 16 KiB the cma algorithms (each rank reducing its block out of the others' buffers) win
-// allreduce and reduce with 2 ranks; with 4 on the 2 cores (oversubscribed) their waits on every
-// rank cost time slices, so allreduce takes them from 64 KiB and reduce from 128 KiB.
+// cores; allreduce keeps recursive doubling below 2 KiB, which every rank reducing every other's cell
+// only ties, and takes the cells from 2 to 16 KiB (OSU 7.4, 2 ranks at 4 KiB: 2.3 against 4.0 us; 4 on
+// the 2 cores at 8 KiB: 15-17 against 27-31 us). From 16 KiB the cma algorithms (each rank reducing its
+// block out of the others' buffers) win allreduce and reduce with 2 ranks; with 4 on the 2 cores
+// (oversubscribed) their waits on every rank cost time slices, so allreduce takes them from 64 KiB and
+// reduce from 128 KiB (sending straight to the root up to 128 KiB, or having the root read everyone
+// above, measured no better there: docs/performance.md).
 struct DefaultEntry {
   C coll;
   const char *algorithm;
@@ -120,6 +123,7 @@ const DefaultEntry kDefaults[] = {
     {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(3), kShmSlot | kExclusive | kSC},
     {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(4), kShmSlot | kExclusive | kSC},
     {C::reduce, "binomial", 0, 0},
+    {C::allreduce, "shm", kShmSlot | kExclusive | size_class_bits(1), kShmSlot | kExclusive | kSC},
     {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(2),
      kShmSlot | kExclusive | kOversubscribed | kSC},
     {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(3), kShmSlot | kExclusive | kSC},

@@ -12,6 +12,8 @@
 //   (rendezvous.cc decides, by PAMIR_DT_CHUNK_MIN);
 // - a message to self copies the common pieces from one layout to the other.
 // A layout here is only segments, an extent and a count: nothing in this file knows datatypes.
+#include <sched.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -302,7 +304,12 @@ Context::LayoutShare &Context::free_layout_share() {
     if (layout_shares_[i].seq < layout_shares_[oldest].seq) oldest = i;
   LayoutShare &e = layout_shares_[oldest];
   move_layout_share(e, true);
-  while (!end_layout_share(oldest)) __builtin_ia32_pause();
+  while (!end_layout_share(oldest)) {
+    if (yield_)
+      sched_yield();  // oversubscribed (PAMIR_SHM_SHARED_COPY=yes): the origin may need this core
+    else
+      __builtin_ia32_pause();
+  }
   return e;
 }
 

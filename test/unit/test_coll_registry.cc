@@ -77,8 +77,9 @@ TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
   EXPECT_STREQ(chosen(Collective::bcast, shm | size_class_bits(1)), "binomial");
   EXPECT_STREQ(chosen(Collective::reduce, shm | kCommutative | size_class_bits(0)), "shm");
   EXPECT_STREQ(chosen(Collective::allreduce, shm | kCommutative | size_class_bits(0)), "recursive_doubling");
-  // From 16 KiB (reduce) and 64 KiB (allreduce) on one node, reduced straight out of each other's
-  // buffers, whatever the operation; a reduce on an oversubscribed node keeps the tree up to 128 KiB.
+  // From 16 KiB on one node, reduced straight out of each other's buffers, whatever the operation
+  // (allreduce oversubscribed from 64 KiB); allreduce through the cells from 2 to 16 KiB; a reduce on an
+  // oversubscribed node keeps the tree up to 128 KiB.
   const struct {
     Collective coll;
     uint32_t bits;
@@ -92,6 +93,9 @@ TEST_F(CollRegistry, DefaultsFollowSizeAndOperation) {
       {Collective::reduce, shm | kOversubscribed, 65536, "binomial"},
       {Collective::reduce, shm | kOversubscribed, 131072, "cma"},
       {Collective::reduce, kOneNode, 65536, "binomial"},  // no slot
+      {Collective::allreduce, shm, 2048, "shm"},
+      {Collective::allreduce, shm | kOversubscribed, 8192, "shm"},
+      {Collective::allreduce, kOneNode | kCommutative, 8192, "recursive_doubling"},  // no slot
       {Collective::allreduce, shm, 16384, "cma"},
       {Collective::allreduce, shm, 65536, "cma"},
       {Collective::allreduce, shm | kCommutative, 1 << 30, "cma"},
