@@ -136,7 +136,8 @@ class Device {
   // transfers are offloaded anyway) says so and the target moves everything itself.
   virtual bool share_supported() const noexcept { return false; }
   virtual void share_open(uint32_t, uint64_t, uint64_t, uint64_t, uint64_t) noexcept {}
-  // The target's buffer once the share is open, else 0 (the owner polls it).
+  // What the target opened the share with (its buffer, or a value of the layer above's), else 0 (the
+  // owner polls it).
   virtual uint64_t share_dest(uint32_t, uint64_t) const noexcept { return 0; }
   // Claims the next chunk: its offset and length; false when every chunk is taken.
   virtual bool share_claim(uint32_t, uint64_t, uint64_t &, uint64_t &) noexcept { return false; }
