@@ -89,7 +89,8 @@ Setting shm_cma{"PAMIR_SHM_CMA", "1", Type::Bool,
                 "the pipelined copy through the shared-memory rings, as when the kernel refuses it",
                 nullptr};
 Setting shm_shared_copy{"PAMIR_SHM_SHARED_COPY", "auto", Type::Choice,
-                        "a rendezvous of 256 KiB or more is copied by both ends at once, the receiver "
+                        "a rendezvous of 256 KiB or more (32 KiB between non-contiguous datatypes) is "
+                        "copied by both ends at once, the receiver "
                         "reading chunks while the waiting sender writes others: auto (when the node's ranks "
                         "do not outnumber its usable CPUs), yes, no",
                         "auto,yes,no"};

@@ -572,8 +572,8 @@ fi
 # Not in the sanitizer pass (PAMIR_TEST_QUICK=1): its malloc interposition cannot share the process with
 # AddressSanitizer's allocator.
 if has dt_zero_copy && [ "$quick" != 1 ]; then
-  # By default these 4 KiB pieces are read as common chunks by both ends (shared: at least half the 8K
-  # bound); PAMIR_DT_CHUNK_MIN=64K sends them through the rings, packed and unpacked. Neither allocates.
+  # With the 8K bound set here these 4 KiB pieces are read as common chunks by both ends (shared: at
+  # least half the bound); PAMIR_DT_CHUNK_MIN=64K sends them through the rings, packed and unpacked. Neither allocates.
   # Over ofi nothing is shared (a 4K bound makes the target read), the vector's layout travels in the
   # request-to-send, and the indexed type's 2048 segments do not fit in one: packets then.
   for mode in read push indexed-origin; do
