@@ -97,6 +97,8 @@ std::unique_ptr<ShmDevice> ShmDevice::create(const ShmParams &p, std::string &wh
   d->pids_.resize(n);
   d->cma_.assign(n, 0);
   d->peer_wake_.assign(n, kWakeUnknown);
+  // Before this process first rings anyone (doorbell.h: the sleepers' barrier).
+  shm::unfence_ringers();
   // Before this process first sleeps in poll(), which is when a peer first reads the number.
   d->wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (d->wake_fd_ < 0) {

@@ -11,18 +11,26 @@
 
 static int checks_passed, checks_failed;
 
-/* TEST_REFUSE_CMA=1: before main (so before MPI_Init) this process refuses itself cross-memory attach
- * (refuse_cma.h); the library must notice and move the data another way. TEST_REFUSE_CMA_RANK=N: only
- * the process of rank N does (the launcher's PMIX_RANK), so the others can still read each other. */
-__attribute__((constructor)) static void refuse_cma_if_asked(void) {
-  const char *v = getenv("TEST_REFUSE_CMA"), *only = getenv("TEST_REFUSE_CMA_RANK"), *me = getenv("PMIX_RANK");
+/* Before main (so before MPI_Init) this process refuses itself system calls the library must do without
+ * (refuse_cma.h), when NAME=1, or NAME_RANK=N names its rank (the launcher's PMIX_RANK) so the others keep
+ * them. TEST_REFUSE_CMA: cross-memory attach; the library must notice and move the data another way.
+ * TEST_REFUSE_MEMBARRIER: the sleepers' barrier; this process's ringers keep their fence and its sleepers
+ * cap their sleeps (doorbell.h). */
+static void refuse_if_asked(const char *name, int (*refuse)(void)) {
+  char rank_var[64];
+  snprintf(rank_var, sizeof rank_var, "%s_RANK", name);
+  const char *v = getenv(name), *only = getenv(rank_var), *me = getenv("PMIX_RANK");
   const int one = only && me && strcmp(only, me) == 0;
   if (!one && (!v || strcmp(v, "1") != 0)) return;
-  const int rc = refuse_cma();
+  const int rc = refuse();
   if (rc != 0) {
-    fprintf(stderr, "TEST_REFUSE_CMA: cannot install the seccomp filter: %s\n", strerror(-rc));
+    fprintf(stderr, "%s: cannot install the seccomp filter: %s\n", name, strerror(-rc));
     exit(2);
   }
+}
+__attribute__((constructor)) static void refuse_what_is_asked(void) {
+  refuse_if_asked("TEST_REFUSE_CMA", refuse_cma);
+  refuse_if_asked("TEST_REFUSE_MEMBARRIER", refuse_membarrier);
 }
 
 #define CHECK(cond, ...)                                                          \

@@ -103,6 +103,17 @@ ok_case "pt2pt_basic.no_spin" 0 4 PAMIR_SPIN_COUNT=0 -- pt2pt_basic
 # Every wait sleeps and no sleep ends on its own (60 s cap), with rings small enough to fill: a lost wakeup
 # of a receiver, or of a sender blocked on a full ring, hangs the job into the timeout.
 ok_case "pt2pt_basic.sleep_only" 0 4 PAMIR_SPIN_COUNT=0 PAMIR_SLEEP_MAX_US=60000000 PAMIR_SHM_RING_SIZE=4K -- pt2pt_basic
+# A million waits that each sleep at once, racing their ringers (doorbell.h): a lost wakeup hangs. Without
+# the ringers' fence or the sleepers' barrier, 2 ranks hung within 370,000 ping-pongs in each of five runs;
+# 4 ranks on the 2 cores did not (their context switches fence), and check the sleeps of three or four.
+pingpongs=1000000
+[ "$quick" = 1 ] && pingpongs=200000  # the sanitizer pass looks for memory errors, not races
+ok_case "wakeup_race.np2" 0 2 PAMIR_SPIN_COUNT=0 PAMIR_SLEEP_MAX_US=60000000 -- wakeup_race $pingpongs
+ok_case "wakeup_race.np4" 0 4 PAMIR_SPIN_COUNT=0 PAMIR_SLEEP_MAX_US=60000000 -- wakeup_race 200000
+# A kernel that refuses the barrier: every rank keeps the fence; or one rank alone, which must cap its
+# sleeps since the other's ringers skip theirs.
+ok_case "wakeup_race.refused" 0 2 TEST_REFUSE_MEMBARRIER=1 PAMIR_SPIN_COUNT=0 PAMIR_SLEEP_MAX_US=60000000 -- wakeup_race 200000
+ok_case "wakeup_race.refused_rank1" 0 2 TEST_REFUSE_MEMBARRIER_RANK=1 PAMIR_SPIN_COUNT=0 PAMIR_SLEEP_MAX_US=60000000 -- wakeup_race 200000
 ok_case "pt2pt_basic.yield" 0 4 PAMIR_YIELD_WHEN_IDLE=yes -- pt2pt_basic
 # Registering as a provider that asks for FI_MR_LOCAL needs (packet buffers, every read's destination,
 # in the background too); the chunk reads' count is checked with dt_zero_copy.mr_local.
