@@ -3,7 +3,8 @@
 //
 // A keyval is reference counted: the user's integer is one reference, every attribute cached with it
 // another, so a keyval freed while attributes still use it lives until the last of them is deleted
-// (its delete callback still runs). Keyval integers are never reused. The predefined copy and delete
+// (its delete callback still runs), and its integer still gets and deletes them, though it sets no new
+// one. Keyval integers are never reused. The predefined copy and delete
 // functions (MPI_COMM_DUP_FN = 1, MPI_COMM_NULL_COPY_FN = 0, MPI_COMM_NULL_DELETE_FN = 0, and the
 // deprecated MPI_DUP_FN / MPI_NULL_COPY_FN / MPI_NULL_DELETE_FN) are sentinels interpreted here, never
 // called. Delete callbacks run in the reverse order in which the attributes were set (what MPI requires
@@ -42,7 +43,6 @@ Keyvals &keyvals() {
   static auto *k = new Keyvals;
   return *k;
 }
-
 
 bool predefined_keyval(int k) {
   switch (k) {
@@ -234,8 +234,10 @@ int get_attr(const char *fn_, MPI_Comm comm, int keyval, void *attribute_val, in
     *flag = 1;
     return MPI_SUCCESS;
   }
-  PAMIR_CHECK(c, keyval_of(keyval), MPI_ERR_KEYVAL, "%d is not a valid keyval", keyval);
+  // A freed keyval stays valid for the attributes still cached with it (MPI 4.1 §7.7.2).
   auto it = c->attrs.find(keyval);
+  PAMIR_CHECK(c, it != c->attrs.end() || keyval_of(keyval), MPI_ERR_KEYVAL, "%d is not a valid keyval",
+              keyval);
   *flag = it != c->attrs.end();
   if (*flag) *static_cast<void **>(attribute_val) = it->second.value;
   return MPI_SUCCESS;
@@ -245,7 +247,9 @@ int delete_attr(const char *fn_, MPI_Comm comm, int keyval) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, !predefined_keyval(keyval), MPI_ERR_KEYVAL, "predefined attribute %d cannot be deleted",
               keyval);
-  PAMIR_CHECK(c, keyval_of(keyval), MPI_ERR_KEYVAL, "%d is not a valid keyval", keyval);
+  // A freed keyval stays valid for deleting the attributes still cached with it (MPI 4.1 §7.7.2).
+  PAMIR_CHECK(c, c->attrs.count(keyval) || keyval_of(keyval), MPI_ERR_KEYVAL, "%d is not a valid keyval",
+              keyval);
   return delete_one(c, keyval, fn_);
 }
 

@@ -530,7 +530,9 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   PAMIR_ENTER("MPI_Comm_dup_with_info");
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
-  Info *i = info_of(info);
+  // MPI_INFO_NULL gives no hints, as Open MPI and MPICH take it: an empty info.
+  static const Info no_hints{};
+  const Info *i = info == MPI_INFO_NULL ? &no_hints : info_of(info);
   PAMIR_CHECK(c, i, MPI_ERR_INFO, "info is not a valid info object");
   *newcomm = MPI_COMM_NULL;
   int16_t forced[size_t(pamir::coll::Collective::count_)];
@@ -593,9 +595,12 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
       break;
     }
     case MPI_COMM_TYPE_RESOURCE_GUIDED: {
+      // A process set by name, or the hardware resource that HW_GUIDED's hint names: a program asking
+      // for the node's shared memory either way gets the node.
       const std::string pset = hint("mpi_pset_name");
       if (pset == "mpi://WORLD") color = 0;
       if (pset == "mpi://SELF") color = c->rank;
+      if (pset.empty() && hint("mpi_hw_resource_type") == "mpi_shared_memory") color = node;
       break;
     }
     default:
@@ -763,6 +768,13 @@ PAMIR_ALIAS(Comm_set_name);
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
   PAMIR_ENTER("MPI_Comm_get_name");
+  if (comm == MPI_COMM_NULL) {  // MPI 4.1: the null handle's name
+    PAMIR_CHECK(nullptr, comm_name && resultlen, MPI_ERR_ARG, "comm_name or resultlen is NULL");
+    static constexpr char kNull[] = "MPI_COMM_NULL";
+    std::memcpy(comm_name, kNull, sizeof kNull);
+    *resultlen = int(sizeof kNull - 1);
+    return MPI_SUCCESS;
+  }
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, comm_name && resultlen, MPI_ERR_ARG, "comm_name or resultlen is NULL");
   std::memcpy(comm_name, c->name.c_str(), c->name.size() + 1);

@@ -342,9 +342,13 @@ PAMIR_ALIAS(Type_get_true_extent_x);
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
   PAMIR_ENTER("MPI_Type_get_name");
-  Datatype *t = PAMIR_ANY_TYPE(nullptr, datatype);
   PAMIR_CHECK(nullptr, type_name && resultlen, MPI_ERR_ARG, "type_name or resultlen is NULL");
-  const char *name = !t->name.empty() ? t->name.c_str() : t->predefined_name ? t->predefined_name : "";
+  // MPI 4.1: the null handle's name.
+  const Datatype *t = datatype == MPI_DATATYPE_NULL ? nullptr : PAMIR_ANY_TYPE(nullptr, datatype);
+  const char *name = !t                   ? "MPI_DATATYPE_NULL"
+                     : !t->name.empty()   ? t->name.c_str()
+                     : t->predefined_name ? t->predefined_name
+                                          : "";
   size_t n = std::min<size_t>(std::strlen(name), MPI_MAX_OBJECT_NAME - 1);
   std::memcpy(type_name, name, n);
   type_name[n] = '\0';
@@ -434,7 +438,8 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
 }
 PAMIR_ALIAS(Type_get_value_index);
 
-// The Fortran sized type of a class and size (MPI_REAL8 for MPI_TYPECLASS_REAL, 8).
+// The Fortran sized type of a class and size (MPI_REAL8 for MPI_TYPECLASS_REAL, 8; MPI_LOGICAL4 for
+// MPIX_TYPECLASS_LOGICAL, 4, as MPICH does).
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
   PAMIR_ENTER("MPI_Type_match_size");
   PAMIR_CHECK(nullptr, datatype, MPI_ERR_ARG, "datatype is NULL");
@@ -448,7 +453,9 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
       {MPI_TYPECLASS_REAL, 4, MPI_REAL4},         {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
       {MPI_TYPECLASS_REAL, 16, MPI_REAL16},       {MPI_TYPECLASS_COMPLEX, 4, MPI_COMPLEX4},
       {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},   {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16},
-      {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
+      {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32}, {MPIX_TYPECLASS_LOGICAL, 1, MPI_LOGICAL1},
+      {MPIX_TYPECLASS_LOGICAL, 2, MPI_LOGICAL2},  {MPIX_TYPECLASS_LOGICAL, 4, MPI_LOGICAL4},
+      {MPIX_TYPECLASS_LOGICAL, 8, MPI_LOGICAL8},  {MPIX_TYPECLASS_LOGICAL, 16, MPI_LOGICAL16},
   };
   for (const auto &s : sized)
     if (s.typeclass == typeclass && s.size == size) {

@@ -6,10 +6,8 @@
 // handle of one, as returned by MPI_Comm_get_errhandler, only sets it to MPI_ERRHANDLER_NULL).
 //
 // MPI_Error_class, MPI_Error_string and the MPI_Add/Remove_error_* calls work at any time (before
-// MPI_Init too). User error classes and codes come from errors.cc; removal is kept here as a set of
-// removed values that the bindings treat as unknown.
+// MPI_Init too). User error classes and codes, and their removal, are errors.cc's.
 #include <cstring>
-#include <set>
 
 #include "mpi/check.h"
 #include "mpi/info.h"
@@ -19,25 +17,11 @@ namespace pamir::mpi {
 
 namespace {
 
-std::set<int> &removed() {
-  static auto *s = new std::set<int>;
-  return *s;
-}
-
-bool is_user_value(int code) {
-  return code > MPI_ERR_LASTCODE && code <= last_used_code() && !removed().count(code);
-}
 bool is_user_class(int cls) {
   return is_user_value(cls) && error_class(cls) == cls;
 }
 bool is_user_code(int code) {
   return is_user_value(code) && error_class(code) != code;
-}
-
-// Valid for MPI_Error_class/string: a predefined class, a detailed code of one, or a live user value.
-int class_of(int code) {
-  if (code > MPI_ERR_LASTCODE && code <= last_used_code() && removed().count(code)) return -1;
-  return error_class(code);
 }
 
 // Evaluates to the Errhandler*, or returns MPI_ERR_ERRHANDLER (raised on `comm`).
@@ -132,7 +116,7 @@ PAMIR_ALIAS(Errhandler_free);
 int PMPI_Error_class(int errorcode, int *errorclass) {
   ANYTIME_ENTER("MPI_Error_class");
   if (!errorclass) return raise_anytime(fn_, MPI_ERR_ARG, "errorclass is NULL");
-  int cls = class_of(errorcode);
+  int cls = error_class(errorcode);
   if (cls < 0) return raise_anytime(fn_, MPI_ERR_ARG, "%d is not a valid error code", errorcode);
   *errorclass = cls;
   return MPI_SUCCESS;
@@ -142,7 +126,7 @@ PAMIR_ALIAS(Error_class);
 int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
   ANYTIME_ENTER("MPI_Error_string");
   if (!string || !resultlen) return raise_anytime(fn_, MPI_ERR_ARG, "string or resultlen is NULL");
-  if (class_of(errorcode) < 0)
+  if (error_class(errorcode) < 0)
     return raise_anytime(fn_, MPI_ERR_ARG, "%d is not a valid error code", errorcode);
   std::string text = error_string(errorcode);
   size_t n = std::min(text.size(), size_t(MPI_MAX_ERROR_STRING - 1));
@@ -156,7 +140,11 @@ PAMIR_ALIAS(Error_string);
 int PMPI_Add_error_class(int *errorclass) {
   ANYTIME_ENTER("MPI_Add_error_class");
   if (!errorclass) return raise_anytime(fn_, MPI_ERR_ARG, "errorclass is NULL");
-  *errorclass = add_error_class();
+  const int cls = add_error_class();
+  if (cls < 0)
+    return raise_anytime(fn_, MPI_ERR_OTHER, "every error class and code value up to %d is in use",
+                         last_used_code());
+  *errorclass = cls;
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Add_error_class);
@@ -169,7 +157,11 @@ int PMPI_Add_error_code(int errorclass, int *errorcode) {
       errorclass >= 0 && errorclass <= MPI_ERR_LASTCODE && error_class(errorclass) == errorclass;
   if (!predefined_class && !is_user_class(errorclass))
     return raise_anytime(fn_, MPI_ERR_ARG, "%d is not an error class", errorclass);
-  *errorcode = add_error_code(errorclass);
+  const int code = add_error_code(errorclass);
+  if (code < 0)
+    return raise_anytime(fn_, MPI_ERR_OTHER, "every error class and code value up to %d is in use",
+                         last_used_code());
+  *errorcode = code;
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Add_error_code);
@@ -193,13 +185,10 @@ int PMPI_Remove_error_class(int errorclass) {
   if (!is_user_class(errorclass))
     return raise_anytime(fn_, MPI_ERR_ARG, "%d is not an error class added with MPI_Add_error_class",
                          errorclass);
-  for (int code = MPI_ERR_LASTCODE + 1; code <= last_used_code(); ++code)
-    if (code != errorclass && is_user_value(code) && error_class(code) == errorclass)
-      return raise_anytime(fn_, MPI_ERR_ARG,
-                           "error class %d still has error code %d (remove the codes first)", errorclass,
-                           code);
-  add_error_string(errorclass, "");
-  removed().insert(errorclass);
+  if (user_class_has_codes(errorclass))
+    return raise_anytime(fn_, MPI_ERR_ARG, "error class %d still has error codes (remove the codes first)",
+                         errorclass);
+  remove_user_value(errorclass);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Remove_error_class);
@@ -209,8 +198,7 @@ int PMPI_Remove_error_code(int errorcode) {
   if (!is_user_code(errorcode))
     return raise_anytime(fn_, MPI_ERR_ARG, "%d is not an error code added with MPI_Add_error_code",
                          errorcode);
-  add_error_string(errorcode, "");
-  removed().insert(errorcode);
+  remove_user_value(errorcode);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Remove_error_code);

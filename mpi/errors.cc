@@ -5,6 +5,8 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -126,17 +128,34 @@ std::vector<Detail> &details() {
 }
 int next_slot = 0;
 
-// User-added classes and codes (MPI_Add_error_class/code), above MPI_ERR_LASTCODE.
+// User-added classes and codes (MPI_Add_error_class/code), above MPI_ERR_LASTCODE and below the detailed
+// codes: the live ones by value, and the removed ones, which the next additions take again (lowest
+// first) so that add-and-remove cycles never run out of values below kDetailBase. MPI_LASTUSEDCODE is
+// the largest value ever handed out, so at least every value in use.
 struct UserCode {
-  int code;
   int cls;
   std::string text;
 };
-std::vector<UserCode> &user_codes() {
-  static auto *v = new std::vector<UserCode>;
-  return *v;
+std::map<int, UserCode> &user_codes() {
+  static auto *m = new std::map<int, UserCode>;
+  return *m;
+}
+std::set<int> &removed_user_values() {
+  static auto *s = new std::set<int>;
+  return *s;
 }
 int next_user = MPI_ERR_LASTCODE + 1;
+
+// A value for a new class or code, or -1 when all below kDetailBase are in use.
+int take_user_value() {
+  std::set<int> &removed = removed_user_values();
+  if (!removed.empty()) {
+    const int v = *removed.begin();
+    removed.erase(removed.begin());
+    return v;
+  }
+  return next_user < kDetailBase ? next_user++ : -1;
+}
 
 Errhandler make_predefined(Errhandler::Type t) {
   Errhandler e;
@@ -155,8 +174,16 @@ Errhandler eh_return = make_predefined(Errhandler::Type::ret);
   return true;
 }();
 
+// The number of most recent details a new one is compared with: a failure repeated (the same call failing
+// again, or a handler's nested call failing the way its caller did) gets the code it had.
+constexpr int kSameDetailWindow = 16;
+
 int make_code(int cls, std::string text) {
   auto &d = details();
+  for (int back = 1; back <= kSameDetailWindow; ++back) {
+    const Detail &prev = d[size_t((next_slot - back + kSlots) % kSlots)];
+    if (prev.code && prev.code % kDetailBase == cls && prev.text == text) return prev.code;
+  }
   int slot = next_slot;
   next_slot = (next_slot + 1) % kSlots;
   int code = kDetailBase * (slot + 1) + cls;
@@ -164,15 +191,16 @@ int make_code(int cls, std::string text) {
   return code;
 }
 
+const char *comm_label(const Comm *comm) {
+  return comm == comm_world() ? "MPI_COMM_WORLD" : comm == comm_self() ? "MPI_COMM_SELF" : "the communicator";
+}
+
 [[noreturn]] void die(Comm *comm, int code, bool abort_job) {
   std::string text = error_string(code);
   int world_rank = int(context().task());
   std::fprintf(stderr, "Pamir: rank %d: %s\n", world_rank, text.c_str());
   std::fprintf(stderr, "Pamir: rank %d: the error handler of %s is %s: ending the job\n", world_rank,
-               comm == comm_world()  ? "MPI_COMM_WORLD"
-               : comm == comm_self() ? "MPI_COMM_SELF"
-                                     : "the communicator",
-               abort_job ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
+               comm_label(comm), abort_job ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
   int cls = error_class(code);
   context().boot().abort(cls > 0 && cls < 256 ? cls : 1, text.c_str());
 }
@@ -194,9 +222,8 @@ const char *class_name(int cls) {
 int error_class(int code) {
   if (code >= kDetailBase) return code % kDetailBase;
   if (find_class(code)) return code;
-  for (const UserCode &u : user_codes())
-    if (u.code == code) return u.cls;
-  return -1;
+  const auto it = user_codes().find(code);
+  return it != user_codes().end() ? it->second.cls : -1;
 }
 
 std::string error_string(int code) {
@@ -207,10 +234,14 @@ std::string error_string(int code) {
     return error_string(code % kDetailBase);
   }
   if (const ClassText *c = find_class(code)) return std::string(c->name) + ": " + c->text;
-  for (const UserCode &u : user_codes())
-    if (u.code == code) return u.text;
+  if (const auto it = user_codes().find(code); it != user_codes().end()) return it->second.text;
   return "unknown error code " + std::to_string(code);
 }
+
+// User error handlers running on this thread's stack, nested: each raised an error its handler answered
+// by calling a procedure that failed again.
+constexpr int kMaxHandlerDepth = 64;
+static thread_local int handler_depth = 0;
 
 int raise_code(Comm *comm, int code) {
   if (!comm) comm = comm_self();
@@ -224,6 +255,19 @@ int raise_code(Comm *comm, int code) {
     case Errhandler::Type::abort:
       die(comm, code, true);
     case Errhandler::Type::comm_fn: {
+      // A handler may call a procedure that fails and calls it again (the standard allows it); one
+      // whose nested call fails every time would recurse until the stack overflows, so past
+      // kMaxHandlerDepth handlers on this thread's stack the job ends, naming the loop.
+      if (handler_depth >= kMaxHandlerDepth) [[unlikely]] {
+        const int world_rank = int(context().task());
+        std::fprintf(stderr, "Pamir: rank %d: %s\n", world_rank, error_string(code).c_str());
+        std::fprintf(stderr,
+                     "Pamir: rank %d: the error handler of %s raised errors %d handlers deep (it calls a "
+                     "procedure that fails again, which calls it again): ending the job\n",
+                     world_rank, comm_label(comm), kMaxHandlerDepth);
+        const int cls = error_class(code);
+        context().boot().abort(cls > 0 && cls < 256 ? cls : 1, "an error handler recursed");
+      }
       MPI_Comm h = comm_handle(comm);
       int c = code;
       // The handler runs unlocked (it may call MPI, or wait for another thread's MPI call), so nothing
@@ -231,7 +275,9 @@ int raise_code(Comm *comm, int code) {
       // free eh, or the handler may free comm.
       MPI_Comm_errhandler_function *fn = eh->comm_fn;
       Unlocked unlocked;
+      ++handler_depth;
       fn(&h, &c);
+      --handler_depth;
       return code;
     }
   }
@@ -271,24 +317,36 @@ int bad_type(Comm *c, const char *fn, MPI_Datatype h) {
 }
 
 int add_error_class() {
-  int cls = next_user++;
-  user_codes().push_back(UserCode{cls, cls, ""});
+  const int cls = take_user_value();
+  if (cls >= 0) user_codes()[cls] = UserCode{cls, ""};
   return cls;
 }
 
 int add_error_code(int cls) {
-  int code = next_user++;
-  user_codes().push_back(UserCode{code, cls, ""});
+  const int code = take_user_value();
+  if (code >= 0) user_codes()[code] = UserCode{cls, ""};
   return code;
 }
 
 int add_error_string(int code, const char *text) {
-  for (UserCode &u : user_codes())
-    if (u.code == code) {
-      u.text = text;
-      return MPI_SUCCESS;
-    }
-  return MPI_ERR_ARG;
+  const auto it = user_codes().find(code);
+  if (it == user_codes().end()) return MPI_ERR_ARG;
+  it->second.text = text;
+  return MPI_SUCCESS;
+}
+
+bool is_user_value(int code) {
+  return user_codes().count(code) != 0;
+}
+
+bool user_class_has_codes(int cls) {
+  for (const auto &[code, u] : user_codes())
+    if (code != cls && u.cls == cls) return true;
+  return false;
+}
+
+void remove_user_value(int code) {
+  if (user_codes().erase(code)) removed_user_values().insert(code);
 }
 
 int last_used_code() {

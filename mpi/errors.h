@@ -41,10 +41,15 @@ int error_class(int code);
 // Text of a code ("MPI_ERR_TRUNCATE: message truncated" or the detailed reason).
 std::string error_string(int code);
 const char *class_name(int cls);
-// For MPI_Add_error_class/code/string.
+// For MPI_Add_error_class/code/string and MPI_Remove_error_*: a new class or code (-1 when every value
+// below the detailed codes is in use), whether a value is a live user class or code, whether a user
+// class still has codes, and removal (the value is handed out again later).
 int add_error_class();
 int add_error_code(int cls);
 int add_error_string(int code, const char *text);
+bool is_user_value(int code);
+bool user_class_has_codes(int cls);
+void remove_user_value(int code);
 int last_used_code();
 
 }  // namespace pamir::mpi

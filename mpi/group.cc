@@ -4,7 +4,6 @@
 // programs free whatever a group constructor returned to them.
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -123,22 +122,6 @@ Group *group_make(std::vector<uint32_t> tasks) {
 }  // namespace pamir::mpi
 
 using namespace pamir::mpi;
-
-namespace {
-// The standard's C binding declares `int ranges[][3]`; take the type mpi.h declares, whichever it is,
-// and read the argument as triplets.
-template <typename F>
-struct Third;
-template <typename R, typename A, typename B, typename C, typename D>
-struct Third<R(A, B, C, D)> {
-  using type = C;
-};
-using RangesArg = Third<decltype(PMPI_Group_range_incl)>::type;
-static_assert(std::is_same_v<RangesArg, Third<decltype(PMPI_Group_range_excl)>::type>);
-inline int (*triplets(RangesArg r))[3] {
-  return reinterpret_cast<int(*)[3]>(r);
-}
-}  // namespace
 
 int PMPI_Group_size(MPI_Group group, int *size) {
   PAMIR_ENTER("MPI_Group_size");
@@ -278,12 +261,12 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 }
 PAMIR_ALIAS(Group_excl);
 
-int PMPI_Group_range_incl(MPI_Group group, int n, RangesArg ranges, MPI_Group *newgroup) {
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) {
   PAMIR_ENTER("MPI_Group_range_incl");
   Group *g = PAMIR_GROUP(group);
   PAMIR_CHECK(nullptr, newgroup, MPI_ERR_ARG, "newgroup is NULL");
   std::vector<int> ranks;
-  if (int rc = expand_ranges(fn_, g, n, triplets(ranges), ranks)) return rc;
+  if (int rc = expand_ranges(fn_, g, n, ranges, ranks)) return rc;
   std::vector<uint32_t> tasks;
   tasks.reserve(ranks.size());
   for (int r : ranks) tasks.push_back(g->tasks[size_t(r)]);
@@ -292,12 +275,12 @@ int PMPI_Group_range_incl(MPI_Group group, int n, RangesArg ranges, MPI_Group *n
 }
 PAMIR_ALIAS(Group_range_incl);
 
-int PMPI_Group_range_excl(MPI_Group group, int n, RangesArg ranges, MPI_Group *newgroup) {
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) {
   PAMIR_ENTER("MPI_Group_range_excl");
   Group *g = PAMIR_GROUP(group);
   PAMIR_CHECK(nullptr, newgroup, MPI_ERR_ARG, "newgroup is NULL");
   std::vector<int> ranks;
-  if (int rc = expand_ranges(fn_, g, n, triplets(ranges), ranks)) return rc;
+  if (int rc = expand_ranges(fn_, g, n, ranges, ranks)) return rc;
   std::vector<char> out(size_t(g->size()), 0);
   for (int r : ranks) out[size_t(r)] = 1;
   std::vector<uint32_t> tasks;

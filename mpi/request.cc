@@ -153,7 +153,9 @@ int bsend_start(Comm *c, const char *fn, const void *buf, const Datatype *t, uin
                 int tag) {
   const Data d = data_of(t, buf, count);
   const uint64_t bytes = d.bytes;
-  const uint64_t need = (bytes + MPI_BSEND_OVERHEAD + 15) & ~uint64_t(15);
+  // Exactly what the standard counts per message (MPI_Pack_size + MPI_BSEND_OVERHEAD): rounding up would
+  // refuse a buffer sized by that rule. The copy is bytes, so no alignment is needed.
+  const uint64_t need = bytes + MPI_BSEND_OVERHEAD;
   if (!attached.base) return raise(c, fn, MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)");
   // Reclaim ranges of sends that have completed meanwhile.
   context().advance();

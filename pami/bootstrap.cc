@@ -185,7 +185,9 @@ int Bootstrap::init(std::string &why) {
     return 1;
   }
   if (!get_u32(&job, PMIX_UNIV_SIZE, universe_size_)) universe_size_ = size_;
-  if (!get_u32(&job, PMIX_APPNUM, appnum_)) appnum_ = 0;
+  // The application is a process's own datum (MPMD: `mpirun -n 2 ./a : -n 1 ./b`, or srun's
+  // --multi-prog); a launcher of one application may give it for the whole job only.
+  if (!get_u32(me, PMIX_APPNUM, appnum_) && !get_u32(&job, PMIX_APPNUM, appnum_)) appnum_ = 0;
   local_peers_.clear();
   pmix_value_t *v = nullptr;
   if (PMIx_Get(&job, PMIX_LOCAL_PEERS, nullptr, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING) {

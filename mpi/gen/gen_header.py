@@ -33,6 +33,12 @@ ENUM_TYPES = ("MPI_T_cb_safety", "MPI_T_source_order")
 
 EXPORT = "PAMIR_MPI_EXPORT_"
 
+# Integer constants outside the standard's table that programs written for the standard ABI use: the
+# MPI Forum's reference header defines them, and so does MPICH.
+EXTENSION_INTS = (
+    ("MPIX_TYPECLASS_LOGICAL", 191),  # MPI_Type_match_size of Fortran LOGICAL kinds
+)
+
 
 def hexval(v):
     return f"0x{v:x}" if v >= 0 else str(v)
@@ -124,6 +130,13 @@ def generate(gen_dir):
             else:
                 w(f"#define {c['name']} {c['abi_value']}")
         w("")
+
+    w("/* extensions of the standard ABI's table */")
+    w("enum {")
+    for i, (name, value) in enumerate(EXTENSION_INTS):
+        w(f"  {name} = {value}{',' if i + 1 < len(EXTENSION_INTS) else ''}")
+    w("};")
+    w("")
 
     w("/* Buffer addresses and ignored/empty arguments */")
     for t in ("void *", "char**", "char***", "int*", "MPI_Status*"):

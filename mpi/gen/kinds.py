@@ -211,6 +211,24 @@ _RESERVED = {"new", "delete", "class", "template", "this", "operator", "restrict
              "default", "typename", "private", "public", "protected", "friend", "virtual"}
 
 
+# Where the procedures table disagrees with the MPI 5.0 standard's C bindings (and with the MPI Forum's
+# reference standard-ABI header): corrections applied to a parameter's entry before it is rendered.
+#   MPI_Group_range_incl/_excl: `int ranges[][3]`, triplets, where the table says an array of ranks.
+#   MPI_Psend_init/MPI_Precv_init: `int count`; MPI 4.1 gave them _c forms with MPI_Count, and the table
+#   still has the MPI 4.0 kind.
+PARAM_ERRATA = {
+    ("MPI_Group_range_incl", "ranges"): {"array_shape": "[][3]"},
+    ("MPI_Group_range_excl", "ranges"): {"array_shape": "[][3]"},
+    ("MPI_Psend_init", "count"): {"kind": "POLYXFER_NUM_ELEM_NNI"},
+    ("MPI_Precv_init", "count"): {"kind": "POLYXFER_NUM_ELEM_NNI"},
+}
+
+
+def corrected(proc_name, raw):
+    fix = PARAM_ERRATA.get((proc_name, raw["name"]))
+    return {**raw, **fix} if fix else raw
+
+
 class Param:
     def __init__(self, raw, large):
         self.raw = raw
@@ -268,7 +286,7 @@ def _render(p, large, name):
     if kind in ("STATUS", "F08_STATUS") and not array:
         by_pointer = True  # a status is always passed by address
     if array:
-        return t, f"{const}{t} {name}[]"
+        return t, f"{const}{t} {name}{p.get('array_shape', '[]')}"
     if by_pointer:
         return t, f"{const}{t} *{name}"
     return t, f"{const}{t} {name}"
@@ -285,7 +303,8 @@ class Procedure:
         self.short = self.name[len("MPI_"):]  # "Send_c"
         self.pname = "P" + self.name
         self.deprecated = raw.get("deprecated", False)
-        self.params = [Param(p, large) for p in raw["params"] if large or not p.get("large_only")]
+        self.params = [Param(corrected(self.base, p), large) for p in raw["params"]
+                       if large or not p.get("large_only")]
         self.ret = return_type(self.name)
 
     def param_list(self, names=True):

@@ -278,6 +278,42 @@ elif ! grep -qx "rank 0 PAMIR_T_SURELY_UNSET=(unset)" "$out"; then fail $name "g
 else pass $name
 fi
 
+# MPICH's -genv NAME VALUE (every application) and -env NAME VALUE (this one), per application after ':'.
+name=genv-env
+m=$(marker $name)
+launch $name -n 1 -genv PAMIR_T_G all -env PAMIR_T_E first "$CLIENT" "$m" env PAMIR_T_G PAMIR_T_E : \
+  -n 1 -env PAMIR_T_E second "$CLIENT" "$m" env PAMIR_T_G PAMIR_T_E
+if [ "$rc" != 0 ]; then fail $name "exit code $rc: $(head -2 "$err" | tr '\n' ' ')"
+elif [ "$(sort "$out" | tr '\n' ';')" != "rank 0 PAMIR_T_E=first;rank 0 PAMIR_T_G=all;rank 1 PAMIR_T_E=second;rank 1 PAMIR_T_G=all;" ]; then
+  fail $name "got: $(tr '\n' ';' <"$out")"
+else pass $name
+fi
+
+# -wdir: the ranks start there (their PWD says so), a relative program is still mpirun's.
+name=wdir
+m=$(marker $name)
+mkdir -p "$WORK/wdir-here"
+(cd "$(dirname "$CLIENT")" && launch $name -n 2 -wdir "$WORK/wdir-here" "./$(basename "$CLIENT")" "$m" env PWD)
+here=$(cd "$WORK/wdir-here" && pwd -P)
+out=$WORK/$name.out err=$WORK/$name.err
+if [ "$(grep -cxF -e "rank 0 PWD=$here" -e "rank 1 PWD=$here" "$out")" != 2 ]; then
+  fail $name "got: $(tr '\n' ';' <"$out") $(head -2 "$err" | tr '\n' ' ')"
+else pass $name
+fi
+
+# A host list of this machine gives the slots, which the job fills without -n.
+printf '# this machine\nlocalhost slots=2\n%s slots=1 max_slots=4\n' "$(hostname)" >"$WORK/hosts"
+for how in "-H localhost:2,localhost" "--hostfile $WORK/hosts"; do
+  name="hosts-fill${how%% *}"
+  m=$(marker "$name")
+  # shellcheck disable=SC2086
+  launch "$name" $how "$CLIENT" "$m" ok
+  if [ "$rc" != 0 ]; then fail "$name" "exit code $rc: $(head -2 "$err" | tr '\n' ' ')"
+  elif [ "$(grep -c '^rank [0-2] of 3 ok$' "$out")" != 3 ]; then fail "$name" "got: $(tr '\n' ';' <"$out")"
+  else pass "$name"
+  fi
+done
+
 # check_lines NAME TAGGED: 3 ranks x 20 lines of 2000+ characters on each stream, written in pieces.
 check_lines() {
   local name=$1 tagged=$2 bad
@@ -374,6 +410,17 @@ MPIEXEC_TIMEOUT=later usage_case bad-timeout-env 1 "invalid MPIEXEC_TIMEOUT 'lat
 usage_case no-program 1 "no program given" -n 2
 usage_case missing-value 1 "option -n needs" -n
 usage_case help 0 "^Usage: mpirun" --help
+# MPMD command lines that cannot run, and host lists that name other machines or too few slots.
+usage_case mpmd-needs-n 1 "application 1 \\(/bin/true\\) of an MPMD job has no -n" -n 1 /bin/true : /bin/true
+usage_case mpmd-job-option 1 "option '--timeout' after ':'" -n 1 /bin/true : -n 1 --timeout 3 /bin/true
+usage_case mpmd-no-program 1 "no program given after ':'" -n 1 /bin/true : -n 1
+usage_case host-elsewhere 1 "host 'pamir-no-such-host.invalid' is not this machine.*srun --mpi=pmix" \
+  -H pamir-no-such-host.invalid:2 /bin/true
+usage_case host-too-few-slots 1 "3 ranks, but the host list gives this machine 2 slots" -H localhost:2 -n 3 /bin/true
+usage_case host-bad-slots 1 "invalid slot count in host 'localhost:x'" -H localhost:x /bin/true
+usage_case hostfile-missing 1 "cannot read hostfile '/nonexistent/hosts'" --hostfile /nonexistent/hosts /bin/true
+usage_case wdir-missing 1 "cannot use '/nonexistent/dir' as the working directory" -n 1 -wdir /nonexistent/dir /bin/true
+usage_case genv-needs-value 1 "option -genv needs NAME VALUE" -n 1 -genv ONLY_A_NAME
 usage_case version 0 "^mpirun \\(Pamir\\)" --version
 if [ -x "$(dirname "$MPIRUN")/mpiexec" ]; then
   MPIRUN_SAVED=$MPIRUN
@@ -403,7 +450,7 @@ if [ -z "$MPICC" ] || [ ! -x "$MPICC" ]; then
   program="no Pamir mpicc beside $MPIRUN (pass one as the third argument)"
 else
   libdir=$("$MPICC" -showme:link | tr ' ' '\n' | sed -n 's/^-L//p' | head -1)
-  if [ ! -e "$libdir/libmpi.so" ]; then
+  if [ ! -e "$libdir/libmpi_abi.so" ]; then
     program="Pamir is not installed in ${libdir:-the prefix of $MPICC} (make install first)"
   else
     printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' \

@@ -92,11 +92,25 @@ static void basics(void) {
   MPI_Comm_free_keyval(&kv);
   CHECK(kv == MPI_KEYVAL_INVALID, "free_keyval sets MPI_KEYVAL_INVALID");
   MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN);
+  /* It stays valid for the attributes still cached with it: get and delete them by its integer. */
   int rc = MPI_Comm_get_attr(a, kv_copy, &val, &flag);
-  CHECK(err_class(rc) == MPI_ERR_KEYVAL, "get with a freed keyval: class %d", err_class(rc));
+  CHECK(rc == MPI_SUCCESS && flag && (intptr_t)val == 30, "get with a freed keyval: class %d, flag %d",
+        err_class(rc), flag);
+  deletes = 0;
+  rc = MPI_Comm_delete_attr(a, kv_copy);
+  CHECK(rc == MPI_SUCCESS && deletes == 1 && last_deleted_value == 30,
+        "delete with a freed keyval: class %d, %d deletes", err_class(rc), deletes);
+  /* With its last attribute gone, the integer is no keyval any more. */
+  rc = MPI_Comm_get_attr(a, kv_copy, &val, &flag);
+  CHECK(err_class(rc) == MPI_ERR_KEYVAL, "get with a freed keyval of no attribute: class %d", err_class(rc));
+  /* And one still cached when the communicator goes is deleted then. */
+  int kv2;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_cb, &kv2, NULL);
+  MPI_Comm_set_attr(a, kv2, (void *)(intptr_t)31);
+  MPI_Comm_free_keyval(&kv2);
   deletes = 0;
   MPI_Comm_free(&a);
-  CHECK(deletes == 1 && last_deleted_value == 30, "the freed keyval's delete callback still ran (%d)",
+  CHECK(deletes == 1 && last_deleted_value == 31, "the freed keyval's delete callback still ran (%d)",
         deletes);
 }
 

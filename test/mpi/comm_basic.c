@@ -51,6 +51,11 @@ static void world_and_self(void) {
   CHECK(strcmp(name, "MPI_COMM_WORLD") == 0 && len == 14, "world name \"%s\" (%d)", name, len);
   MPI_Comm_get_name(MPI_COMM_SELF, name, &len);
   CHECK(strcmp(name, "MPI_COMM_SELF") == 0, "self name \"%s\"", name);
+  /* MPI 4.1: the null handles have names. */
+  MPI_Comm_get_name(MPI_COMM_NULL, name, &len);
+  CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "null communicator's name \"%s\" (%d)", name, len);
+  MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len);
+  CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17, "null datatype's name \"%s\" (%d)", name, len);
   MPI_Comm_test_inter(MPI_COMM_WORLD, &flag);
   CHECK(flag == 0, "world is not an inter-communicator");
   int res = -1;
@@ -124,6 +129,21 @@ static void dup_and_names(void) {
   CHECK(flag && strcmp(v, "x") == 0, "dup_with_info sets the given hints");
   MPI_Info_free(&out);
   isolation(a, c, "dup_with_info");
+  /* MPI_INFO_NULL: no hints (Open MPI and MPICH accept it). */
+  MPI_Comm e = MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN);
+  const int rc = MPI_Comm_dup_with_info(a, MPI_INFO_NULL, &e);
+  CHECK(rc == MPI_SUCCESS && e != MPI_COMM_NULL, "dup_with_info(MPI_INFO_NULL): error class %d",
+        err_class(rc));
+  if (e != MPI_COMM_NULL) {
+    MPI_Comm_get_info(e, &out);
+    buflen = sizeof v;
+    MPI_Info_get_string(out, "pamir_test_hint", &buflen, v, &flag);
+    CHECK(!flag, "dup_with_info(MPI_INFO_NULL) keeps none of the parent's hints");
+    MPI_Info_free(&out);
+    isolation(a, e, "dup_with_info(MPI_INFO_NULL)");
+    MPI_Comm_free(&e);
+  }
   MPI_Comm_free(&a);
   MPI_Comm_free(&b);
   MPI_Comm_free(&c);
@@ -179,12 +199,16 @@ static void splits(void) {
   MPI_Info hw;
   MPI_Info_create(&hw);
   MPI_Info_set(hw, "mpi_hw_resource_type", "mpi_shared_memory");
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, hw, &node);
-  CHECK(node != MPI_COMM_NULL, "hw_guided shared memory gives a communicator");
-  if (node != MPI_COMM_NULL) {
-    MPI_Comm_size(node, &n);
-    CHECK(n == size, "hw_guided size %d", n);
-    MPI_Comm_free(&node);
+  /* The hint names the node's shared memory under HW_GUIDED, and the same resource under RESOURCE_GUIDED. */
+  const int guided[2] = {MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED};
+  for (int g = 0; g < 2; ++g) {
+    MPI_Comm_split_type(MPI_COMM_WORLD, guided[g], 0, hw, &node);
+    CHECK(node != MPI_COMM_NULL, "split type %d with shared memory gives a communicator", guided[g]);
+    if (node != MPI_COMM_NULL) {
+      MPI_Comm_size(node, &n);
+      CHECK(n == size, "split type %d: size %d", guided[g], n);
+      MPI_Comm_free(&node);
+    }
   }
   MPI_Info_set(hw, "mpi_hw_resource_type", "pamir_no_such_resource");
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, hw, &node);
@@ -198,8 +222,7 @@ static void creates(void) {
   MPI_Group world, evens;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   int ranges[1][3] = {{0, size - 1, 2}};
-  /* (void *): some headers declare ranges[] as int[] instead of the standard int[][3]. */
-  MPI_Group_range_incl(world, 1, (void *)ranges, &evens);
+  MPI_Group_range_incl(world, 1, ranges, &evens);
   MPI_Comm ce;
   MPI_Comm_create(MPI_COMM_WORLD, evens, &ce);
   CHECK((rank % 2 == 0) == (ce != MPI_COMM_NULL), "create: member %d got %s", rank,
@@ -394,6 +417,20 @@ static void on_error(MPI_Comm *comm, int *code, ...) {
   handler_comm = *comm;
 }
 
+/* A handler that, the first time, calls a procedure failing on the same communicator. */
+static int nest_calls, nest_depth, nest_deepest, nest_inner_rc;
+static void nests_once(MPI_Comm *comm, int *code, ...) {
+  (void)code;
+  ++nest_calls;
+  if (++nest_depth > nest_deepest) nest_deepest = nest_depth;
+  if (nest_calls == 1) {
+    int n = 0, x = 0;
+    MPI_Comm_size(*comm, &n);
+    nest_inner_rc = MPI_Send(&x, 1, MPI_INT, n + 5, 0, *comm);
+  }
+  --nest_depth;
+}
+
 static void errhandlers(void) {
   MPI_Errhandler eh, got;
   MPI_Comm_create_errhandler(on_error, &eh);
@@ -417,11 +454,28 @@ static void errhandlers(void) {
   int len = 0;
   MPI_Error_string(rc, text, &len);
   CHECK(strstr(text, "MPI_Send") != NULL && (int)strlen(text) == len, "error string \"%s\"", text);
+  /* The same failure again gets the same code. */
+  const int rc_again = MPI_Send(&dummy, 1, MPI_INT, size + 5, 0, d);
+  CHECK(rc_again == rc && handler_calls == 3, "the same failure twice: codes %d and %d", rc, rc_again);
+  /* A handler may call a procedure that fails on the same communicator: the handler runs again for it,
+   * nested, and each call returns. */
+  MPI_Errhandler nest_eh, kept;
+  MPI_Comm_get_errhandler(d, &kept);
+  MPI_Comm_create_errhandler(nests_once, &nest_eh);
+  MPI_Comm_set_errhandler(d, nest_eh);
+  MPI_Errhandler_free(&nest_eh);
+  rc = MPI_Send(&dummy, 1, MPI_INT, size + 5, 0, d);
+  CHECK(nest_calls == 2 && nest_deepest == 2 && err_class(nest_inner_rc) == MPI_ERR_RANK &&
+            err_class(rc) == MPI_ERR_RANK,
+        "nested: calls %d, depth %d, inner class %d, outer class %d", nest_calls, nest_deepest,
+        err_class(nest_inner_rc), err_class(rc));
+  MPI_Comm_set_errhandler(d, kept);
+  MPI_Errhandler_free(&kept);
   /* A duplicate inherits the handler. */
   MPI_Comm dd;
   MPI_Comm_dup(d, &dd);
   MPI_Comm_call_errhandler(dd, MPI_ERR_ARG);
-  CHECK(handler_calls == 3 && handler_comm == dd, "the duplicate inherited the handler");
+  CHECK(handler_calls == 4 && handler_comm == dd, "the duplicate inherited the handler");
   MPI_Comm_free(&dd);
   MPI_Comm_free(&d);
   /* Predefined handlers. */
@@ -457,6 +511,22 @@ static void errhandlers(void) {
   CHECK(err_class(rc) == MPI_ERR_ARG, "a removed code is no longer valid");
   rc = MPI_Add_error_string(MPI_ERR_OTHER, "no");
   CHECK(err_class(rc) == MPI_ERR_ARG, "a predefined class's string cannot be changed");
+  /* Removed values are handed out again: 100,000 cycles of add and remove never run out (before, the
+   * values passed the detailed codes' range and MPI_Add_error_code refused the new classes). */
+  int cycles_ok = 0, highest = 0;
+  for (int i = 0; i < 100000; ++i) {
+    int k = -1, kc = -1, kk = -1;
+    const int r1 = MPI_Add_error_class(&k), r2 = MPI_Add_error_code(k, &kc);
+    MPI_Error_class(kc, &kk);
+    cycles_ok += r1 == MPI_SUCCESS && r2 == MPI_SUCCESS && kk == k;
+    if (kc > highest) highest = kc;
+    MPI_Remove_error_code(kc);
+    MPI_Remove_error_class(k);
+  }
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lu, &flag);
+  CHECK(cycles_ok == 100000 && flag && *lu >= highest && highest < 0x10000,
+        "%d of 100000 add/remove cycles worked; largest code %d, MPI_LASTUSEDCODE %d", cycles_ok, highest,
+        flag ? *lu : -1);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 }
 

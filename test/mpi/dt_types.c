@@ -762,6 +762,8 @@ static void test_queries(void) {
   CHECK(m == MPI_REAL8, "MPI_Type_match_size(REAL, 8) is MPI_REAL8");
   MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &m);
   CHECK(m == MPI_COMPLEX16, "MPI_Type_match_size(COMPLEX, 16) is MPI_COMPLEX16");
+  MPI_Type_match_size(MPIX_TYPECLASS_LOGICAL, 4, &m);
+  CHECK(m == MPI_LOGICAL4, "MPI_Type_match_size(MPIX_TYPECLASS_LOGICAL, 4) is MPI_LOGICAL4");
 }
 
 int main(int argc, char **argv) {

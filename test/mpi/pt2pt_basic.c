@@ -19,8 +19,9 @@ static size_t bad_byte(const unsigned char *b, size_t n, unsigned seed) {
 
 /* Ping-pong between rank 0 and every other rank over sizes crossing every protocol and packet boundary. */
 static void pingpong(void) {
-  static const size_t sizes[] = {0, 1, 7, 8, 63, 64, 100, 168, 192, 193, 1000, 4095, 4096, 4097, 16383, 16384,
-                                 16385, 65536, 100000, 1 << 20, (4 << 20) + 3};
+  static const size_t sizes[] = {0,     1,     7,     8,     63,     64,      100,
+                                 168,   192,   193,   1000,  4095,   4096,    4097,
+                                 16383, 16384, 16385, 65536, 100000, 1 << 20, (4 << 20) + 3};
   size_t max = (4 << 20) + 3;
   unsigned char *buf = malloc(max);
   for (int peer = 1; peer < size; ++peer) {
@@ -37,12 +38,13 @@ static void pingpong(void) {
               bad_byte(buf, n, seed + 1));
         int count = -1;
         MPI_Get_count(&st, MPI_BYTE, &count);
-        CHECK(count == (int)n && st.MPI_SOURCE == peer && st.MPI_TAG == (int)k, "status count %d source %d tag %d",
-              count, st.MPI_SOURCE, st.MPI_TAG);
+        CHECK(count == (int)n && st.MPI_SOURCE == peer && st.MPI_TAG == (int)k,
+              "status count %d source %d tag %d", count, st.MPI_SOURCE, st.MPI_TAG);
       } else if (rank == peer) {
         memset(buf, 0, n);
         MPI_Recv(buf, (int)n, MPI_BYTE, 0, (int)k, MPI_COMM_WORLD, &st);
-        CHECK(bad_byte(buf, n, seed) == (size_t)-1, "ping of %zu bytes corrupt at %zu", n, bad_byte(buf, n, seed));
+        CHECK(bad_byte(buf, n, seed) == (size_t)-1, "ping of %zu bytes corrupt at %zu", n,
+              bad_byte(buf, n, seed));
         fill(buf, n, seed + 1);
         MPI_Send(buf, (int)n, MPI_BYTE, 0, (int)k, MPI_COMM_WORLD);
       }
@@ -56,10 +58,16 @@ static void typed(void) {
   int peer = (rank + 1) % size, from = (rank + size - 1) % size;
   double d[37], dr[37];
   long double ld[5], ldr[5];
-  struct { double v; int i; } di[9], dir[9];
+  struct {
+    double v;
+    int i;
+  } di[9], dir[9];
   for (int i = 0; i < 37; ++i) d[i] = rank * 1000.0 + i;
   for (int i = 0; i < 5; ++i) ld[i] = rank + i / 4.0L;
-  for (int i = 0; i < 9; ++i) { di[i].v = i * 0.5; di[i].i = rank + i; }
+  for (int i = 0; i < 9; ++i) {
+    di[i].v = i * 0.5;
+    di[i].i = rank + i;
+  }
   MPI_Status st;
   MPI_Sendrecv(d, 37, MPI_DOUBLE, peer, 1, dr, 37, MPI_DOUBLE, from, 1, MPI_COMM_WORLD, &st);
   int ok = 1;
@@ -197,6 +205,35 @@ static void modes(void) {
   CHECK(det == bbuf && detsize == bufsize, "detach returns the buffer");
   free(bbuf);
   free(large);
+
+  /* The standard's accounting: MPI_Pack_size + MPI_BSEND_OVERHEAD bytes hold one message, with no
+   * rounding, so a buffer of exactly the sum for three messages of odd sizes holds all three. */
+  const int odd[3] = {1, 7, 13};
+  int total = 0;
+  for (int k = 0; k < 3; ++k) {
+    int ps = 0;
+    MPI_Pack_size(odd[k], MPI_CHAR, MPI_COMM_WORLD, &ps);
+    total += ps + MPI_BSEND_OVERHEAD;
+  }
+  char *exact = malloc((size_t)total);
+  MPI_Buffer_attach(exact, total);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const char text[] = "thirteen char";
+  for (int k = 0; k < 3; ++k) {
+    if (rank % 2 == 0) {
+      const int rc = MPI_Bsend(text, odd[k], MPI_CHAR, peer, 50 + k, MPI_COMM_WORLD);
+      CHECK(rc == MPI_SUCCESS, "MPI_Bsend of %d bytes from a buffer of exactly %d: error class %d", odd[k],
+            total, err_class(rc));
+    } else {
+      char got[13] = {0};
+      MPI_Recv(got, odd[k], MPI_CHAR, peer, 50 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      CHECK(memcmp(got, text, (size_t)odd[k]) == 0, "buffered send of %d bytes", odd[k]);
+    }
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Buffer_detach(&det, &detsize);
+  CHECK(det == exact && detsize == total, "detach returns the exact buffer");
+  free(exact);
 }
 
 static void probes(void) {
@@ -339,7 +376,8 @@ static void errors(void) {
   char text[MPI_MAX_ERROR_STRING];
   int len;
   MPI_Error_string(rc, text, &len);
-  CHECK(strstr(text, "MPI_Recv") && strstr(text, "32 bytes") && strstr(text, "8 bytes") && strstr(text, "tag 77"),
+  CHECK(strstr(text, "MPI_Recv") && strstr(text, "32 bytes") && strstr(text, "8 bytes") &&
+            strstr(text, "tag 77"),
         "truncation text: %s", text);
   CHECK(small[0] == 1 && small[1] == 2, "truncated data delivered up to the buffer");
   /* Waitall reports MPI_ERR_IN_STATUS with each status's error. */
@@ -355,7 +393,8 @@ static void errors(void) {
   MPI_Win win;
   rc = MPI_Win_create(big, 32, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   MPI_Error_string(rc, text, &len);
-  CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION && strstr(text, "MPI_Win_create"), "unsupported: %s", text);
+  CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION && strstr(text, "MPI_Win_create"), "unsupported: %s",
+        text);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,17 +197,50 @@ int run_job(const Options &options) {
     return 1;
   }
   prepare_own_environment();
-  const std::vector<std::string> env = rank_environment(options.exports);
-
-  // Nothing is started before we know the program can run.
-  std::string program, error;
-  int code = 0;
-  if (!resolve_program(options.command[0], find_variable(env, "PATH"), &program, &error, &code)) {
-    say("%s", error.c_str());
-    return code;
+  // Each application's environment (the global -x, then its own) and program. Nothing is started
+  // before we know every program can run.
+  const size_t napps = options.apps.size();
+  std::vector<std::vector<std::string>> envs(napps);
+  std::vector<std::string> programs(napps), wdirs(napps);
+  std::vector<std::vector<char *>> argvs(napps);
+  std::string error;
+  for (size_t a = 0; a < napps; ++a) {
+    const App &app = options.apps[a];
+    Exports exports = options.exports;
+    exports.insert(exports.end(), app.exports.begin(), app.exports.end());
+    // -wdir: an absolute directory that exists, which the rank's PWD names too.
+    if (const std::string &wdir = app.wdir.empty() ? options.wdir : app.wdir; !wdir.empty()) {
+      char *real = ::realpath(wdir.c_str(), nullptr);
+      struct stat st;
+      if (real == nullptr || ::stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        say("cannot use '%s' as the working directory: %s", wdir.c_str(),
+            real == nullptr ? strerror(errno) : "not a directory");
+        std::free(real);
+        return 1;
+      }
+      wdirs[a] = real;
+      std::free(real);
+      exports.emplace_back("PWD", wdirs[a]);
+    }
+    envs[a] = rank_environment(exports);
+    int code = 0;
+    if (!resolve_program(app.command[0], find_variable(envs[a], "PATH"), &programs[a], &error, &code)) {
+      say("%s", error.c_str());
+      return code;
+    }
+    // A program found relative to mpirun's directory stays that one after the rank changes directory.
+    if (!wdirs[a].empty() && programs[a][0] != '/') {
+      char *real = ::realpath(programs[a].c_str(), nullptr);
+      if (real != nullptr) programs[a] = real;
+      std::free(real);
+    }
+    for (const std::string &arg : app.command) argvs[a].push_back(const_cast<char *>(arg.c_str()));
+    argvs[a].push_back(nullptr);
   }
 
-  int nranks = options.nranks;
+  // A lone application without -n takes one rank per core; an MPMD job's applications each gave theirs.
+  int nranks = 0;
+  for (const App &app : options.apps) nranks += app.nranks;
   const std::vector<Binding> binding = plan_binding(options.bind, &nranks);
 
   JobLayout layout;
@@ -214,6 +248,8 @@ int run_job(const Options &options) {
   layout.nranks = static_cast<uint32_t>(nranks);
   layout.hostname = host_name();
   for (const Binding &b : binding) layout.cpusets.push_back(b.bound ? b.list : "");
+  for (size_t a = 0; a < napps; ++a)
+    layout.app_sizes.push_back(napps == 1 ? layout.nranks : static_cast<uint32_t>(options.apps[a].nranks));
 
   EventQueue queue;
   Job job(layout.nranks, kGrace);
@@ -228,17 +264,18 @@ int run_job(const Options &options) {
     Fd rank0_stdin(stdin_fwd.start());
     Fd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
 
-    std::vector<char *> argv;
-    for (const std::string &a : options.command) argv.push_back(const_cast<char *>(a.c_str()));
-    argv.push_back(nullptr);
-
     for (uint32_t r = 0; r < layout.nranks; ++r) {
-      char **rank_env = to_pmix_argv(env);
+      const size_t a = layout.app_of(r);
+      char **rank_env = to_pmix_argv(envs[a]);
       bool ok = server.register_client(r, &error) && server.setup_fork(r, &rank_env, &error);
       RankProcess proc;
       if (ok) {
-        RankSpawn spec{program.c_str(), argv.data(), rank_env, r == 0 ? rank0_stdin.get() : devnull.get(),
-                       binding[r].bound ? &binding[r].cpus : nullptr};
+        RankSpawn spec{programs[a].c_str(),
+                       argvs[a].data(),
+                       rank_env,
+                       r == 0 ? rank0_stdin.get() : devnull.get(),
+                       binding[r].bound ? &binding[r].cpus : nullptr,
+                       wdirs[a].empty() ? nullptr : wdirs[a].c_str()};
         ok = spawn_rank(spec, &proc, &error);
         if (ok) server.set_pid(r, proc.pid);
       }

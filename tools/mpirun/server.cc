@@ -271,17 +271,22 @@ bool PmixServer::register_job(const JobLayout &layout, std::string *error) {
   info.add(PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
   info.add(PMIX_NUM_NODES, &one, PMIX_UINT32);
   info.add(PMIX_NODE_LIST, layout.hostname.c_str(), PMIX_STRING);
-  info.add(PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
-  info.add(PMIX_APPNUM, &zero, PMIX_UINT32);
+  const uint32_t napps = static_cast<uint32_t>(layout.app_sizes.size());
+  info.add(PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
+  if (napps == 1) info.add(PMIX_APPNUM, &zero, PMIX_UINT32);  // a job-level answer for a lone application
   for (uint32_t r = 0; r < n; ++r) {
     const pmix_rank_t rank = r;
     const uint16_t local = static_cast<uint16_t>(r);
-    InfoList proc(8);
+    const size_t app = layout.app_of(r);
+    const uint32_t appnum = static_cast<uint32_t>(app);
+    const pmix_rank_t app_rank = r - layout.app_first(app);
+    InfoList proc(12);
     proc.add(PMIX_RANK, &rank, PMIX_PROC_RANK);  // must come first
     proc.add(PMIX_LOCAL_RANK, &local, PMIX_UINT16);
     proc.add(PMIX_NODE_RANK, &local, PMIX_UINT16);
     proc.add(PMIX_GLOBAL_RANK, &rank, PMIX_PROC_RANK);
-    proc.add(PMIX_APP_RANK, &rank, PMIX_PROC_RANK);
+    proc.add(PMIX_APP_RANK, &app_rank, PMIX_PROC_RANK);
+    proc.add(PMIX_APPNUM, &appnum, PMIX_UINT32);
     proc.add(PMIX_NODEID, &zero, PMIX_UINT32);
     proc.add(PMIX_HOSTNAME, layout.hostname.c_str(), PMIX_STRING);
     if (r < layout.cpusets.size() && !layout.cpusets[r].empty())

@@ -17,6 +17,20 @@ struct JobLayout {
   uint32_t nranks = 0;  // all on this node
   std::string hostname;
   std::vector<std::string> cpusets;  // per rank, hwloc list syntax; empty when unbound
+  std::vector<uint32_t> app_sizes;   // ranks of each application, in rank order; they sum to nranks
+
+  // The application (MPI_APPNUM) of a rank, and the rank's first rank of it.
+  size_t app_of(uint32_t rank) const {
+    size_t a = 0;
+    for (uint32_t first = 0; a + 1 < app_sizes.size() && rank >= first + app_sizes[a]; ++a)
+      first += app_sizes[a];
+    return a;
+  }
+  uint32_t app_first(size_t app) const {
+    uint32_t first = 0;
+    for (size_t a = 0; a < app; ++a) first += app_sizes[a];
+    return first;
+  }
 };
 
 class PmixServer {

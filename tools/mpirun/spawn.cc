@@ -114,6 +114,8 @@ bool spawn_rank(const RankSpawn &spec, RankProcess *out, std::string *error) {
     ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
     restore_for_child();
     if (spec.cpus != nullptr) ::sched_setaffinity(0, sizeof(cpu_set_t), spec.cpus);
+    if (spec.wdir != nullptr && ::chdir(spec.wdir) != 0)
+      child_fail("cannot change to the working directory", spec.wdir, errno);
     ::execve(spec.path, spec.argv, spec.envp);
     child_fail("cannot execute", spec.path, errno);
   }

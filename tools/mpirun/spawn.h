@@ -21,6 +21,7 @@ struct RankSpawn {
   char *const *envp;      // NULL-terminated
   int stdin_fd;           // becomes the rank's fd 0 (a pipe from mpirun, or /dev/null)
   const cpu_set_t *cpus;  // nullptr: unbound
+  const char *wdir;       // the rank's working directory; nullptr: mpirun's
 };
 
 struct RankProcess {
