@@ -386,6 +386,21 @@ elif [ "$(grep -c "cpus=$(nproc) " "$out")" != $n ]; then
   fail bind-default-oversubscribed "$n ranks on $(nproc) cpus were bound: $(tr '\n' ';' <"$out")"
 else pass bind-default-oversubscribed
 fi
+# --report-bindings says what each rank then finds in its own affinity mask.
+for bind in core none; do
+  name=report-bindings-$bind
+  launch $name --report-bindings --bind-to $bind -n 2 "$CLIENT" x bind
+  bad=""
+  for r in 0 1; do
+    list=$(sed -n "s/^rank $r cpus=[0-9]* list=//p" "$out")
+    if [ $bind = core ]; then want="mpirun: rank $r is bound to CPUs $list"; else want="mpirun: rank $r is not bound"; fi
+    grep -qxF "$want" "$err" || bad="$bad rank $r (runs on $list)"
+  done
+  if [ "$rc" != 0 ]; then fail $name "exit code $rc"
+  elif [ -n "$bad" ]; then fail $name "wrong report for$bad: $(tr '\n' ';' <"$err")"
+  else pass $name
+  fi
+done
 
 # --- errors before anything starts ------------------------------------------------------------------
 # usage_case NAME WANT_RC REGEX ARGS...

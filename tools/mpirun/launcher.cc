@@ -242,6 +242,14 @@ int run_job(const Options &options) {
   int nranks = 0;
   for (const App &app : options.apps) nranks += app.nranks;
   const std::vector<Binding> binding = plan_binding(options.bind, &nranks);
+  if (options.report_bindings)
+    for (int r = 0; r < nranks; ++r) {
+      const Binding &b = binding[size_t(r)];
+      if (b.bound)
+        say("rank %d is bound to CPUs %s", r, b.list.c_str());
+      else
+        say("rank %d is not bound", r);
+    }
 
   JobLayout layout;
   layout.nspace = "pamir-" + std::to_string(::getpid());

@@ -45,6 +45,7 @@ void usage(FILE *to) {
       "                         the slots; more ranks than slots need --oversubscribe\n"
       "  --hostfile FILE        the same from a file of lines 'NAME [slots=N]' (also --machinefile)\n"
       "  --oversubscribe        allow more ranks than the host list's slots\n"
+      "  --report-bindings      print each rank's CPUs (or that it is not bound) before it starts\n"
       "  -wdir DIR              start the ranks in DIR (also --wdir; per application after ':')\n"
       "  -genv NAME VALUE       as -x NAME=VALUE (MPICH's spelling); -env NAME VALUE for one application\n"
       "Accepted and ignored for Open MPI compatibility: --allow-run-as-root.\n"
@@ -252,6 +253,9 @@ int parse_options(int argc, char **argv, Options *out) {
         const char *v = need_value("a file");
         if (v == nullptr) return 1;
         if (int rc = read_hostfile(v, &out->slots); rc >= 0) return rc;
+      } else if (name == "report-bindings") {
+        if (!no_value()) return 1;
+        out->report_bindings = true;
       } else if (name == "tag-output") {
         if (!no_value()) return 1;
         out->tag_output = true;

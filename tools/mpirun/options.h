@@ -26,8 +26,9 @@ struct Options {
   int slots = 0;     // slots of this host that -H / --hostfile gave; 0: none given
   bool oversubscribe = false;
   bool tag_output = false;
-  double timeout_s = 0;      // 0: no time limit
-  std::string timeout_text;  // as the user wrote it, for the message
+  bool report_bindings = false;  // print each rank's CPUs before the job starts
+  double timeout_s = 0;          // 0: no time limit
+  std::string timeout_text;      // as the user wrote it, for the message
   BindPolicy bind = BindPolicy::kDefault;
   std::vector<App> apps;  // at least one
 };
