@@ -278,13 +278,16 @@ elif ! grep -qx "rank 0 PAMIR_T_SURELY_UNSET=(unset)" "$out"; then fail $name "g
 else pass $name
 fi
 
-# MPICH's -genv NAME VALUE (every application) and -env NAME VALUE (this one), per application after ':'.
+# MPICH's -genv NAME VALUE (every application) and -env NAME VALUE (this one), and -wdir, per application
+# after ':' (the first application keeps mpirun's directory).
 name=genv-env
 m=$(marker $name)
+mkdir -p "$WORK/app1-dir"
+app1_dir=$(cd "$WORK/app1-dir" && pwd -P)
 launch $name -n 1 -genv PAMIR_T_G all -env PAMIR_T_E first "$CLIENT" "$m" env PAMIR_T_G PAMIR_T_E : \
-  -n 1 -env PAMIR_T_E second "$CLIENT" "$m" env PAMIR_T_G PAMIR_T_E
+  -n 1 -env PAMIR_T_E second -wdir "$app1_dir" "$CLIENT" "$m" env PAMIR_T_G PAMIR_T_E PWD
 if [ "$rc" != 0 ]; then fail $name "exit code $rc: $(head -2 "$err" | tr '\n' ' ')"
-elif [ "$(sort "$out" | tr '\n' ';')" != "rank 0 PAMIR_T_E=first;rank 0 PAMIR_T_G=all;rank 1 PAMIR_T_E=second;rank 1 PAMIR_T_G=all;" ]; then
+elif [ "$(sort "$out" | tr '\n' ';')" != "rank 0 PAMIR_T_E=first;rank 0 PAMIR_T_G=all;rank 1 PAMIR_T_E=second;rank 1 PAMIR_T_G=all;rank 1 PWD=$app1_dir;" ]; then
   fail $name "got: $(tr '\n' ';' <"$out")"
 else pass $name
 fi

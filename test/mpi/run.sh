@@ -529,6 +529,21 @@ if ${CC:-cc} -shared -fPIC -o "$work/shadow/libmpi.so" "$work/shadow/not_mpi.c" 
 else
   fail "build shadowed" "$(head -20 "$work/shadowed.build")"
 fi
+# The same through mpi.pc, for build systems that ask pkg-config rather than the wrapper.
+if command -v pkg-config >/dev/null; then
+  pc_flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs mpi)
+  # shellcheck disable=SC2086
+  if ${CC:-cc} -o "$work/shadowed_pc" "$work/shadowed.c" -L"$work/shadow" $pc_flags 2>"$work/shadowed_pc.build"; then
+    needed=$(readelf -d "$work/shadowed_pc" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ' | sed 's/ $//')
+    if echo " $needed " | grep -q " libmpi_abi.so.1 " && ! echo " $needed " | grep -Eq " libmpi\.so"; then
+      pass "shadowed_link.pkg_config ($pc_flags)"
+    else
+      fail shadowed_link.pkg_config "NEEDED is: $needed"
+    fi
+  else
+    fail shadowed_link.pkg_config "$pc_flags: $(head -5 "$work/shadowed_pc.build" | tr '\n' ' ')"
+  fi
+fi
 
 # --- rendezvous (seed 001) ---
 # The point-to-point suite with rendezvous above 16 KiB, reading by CMA and, with TEST_REFUSE_CMA=1 (a
