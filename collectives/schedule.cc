@@ -203,21 +203,28 @@ void NbSchedule::start(Task t) {
 }
 
 void poll_schedules() {
-  static bool polling = false;  // a step's own sends never advance the context, but be sure
+  // A schedule's done() may run the application's code (MPI_Comm_idup's attribute copy callbacks), which
+  // may call MPI and wait on other schedules: it runs after the walk, with the walk's guard down, so the
+  // nested wait advances them and nothing it does can disturb the walk.
+  static bool polling = false;
   if (polling) return;
   polling = true;
   const bool thread = progress_thread::on_thread();
-  active().for_each([thread](NbSchedule *n) {
+  List<NbSchedule> finished;
+  active().for_each([thread, &finished](NbSchedule *n) {
     if (thread && !n->engaged_) return;  // it would run the application's code on this thread
     if (!n->sched.ready()) return;
     if (!n->sched.step(n->task_)) return;
     active().remove(n);
     --context().progress_hook().active;
+    finished.push_back(n);
+  });
+  polling = false;
+  while (NbSchedule *n = finished.pop_front()) {
     const bool engaged = n->engaged_;
     n->done(n->task_.result());  // may delete n
     if (engaged) progress_thread::release();
-  });
-  polling = false;
+  }
 }
 
 }  // namespace pamir::coll

@@ -2,39 +2,19 @@
 // creation from groups, comparison, names and info hints, and the context ids that keep their
 // traffic apart.
 //
-// Context ids. The match bits carry a 16-bit context id (pami/match.h). Ids come in pairs: the even id
-// 2p is a communicator's point-to-point context, 2p+1 its collective context. Each process keeps a
-// bitmap of the 32768 pairs (bit set = free on this process); pairs 0 and 1 belong to MPI_COMM_WORLD and
-// MPI_COMM_SELF. A new communicator takes the lowest pair free on all of its members: an allreduce with
-// bitwise AND of the bitmaps over the parent's collective context (MPICH's approach), or, for
-// MPI_Comm_create_group, the same reduction done with point-to-point messages among the group's members
-// only. An id need only be unique among the processes of the communicator, since a message is matched
-// by (context, source, tag) at one receiver: disjoint communicators made by one MPI_Comm_split share an
-// id, and processes outside the new communicator contribute all ones.
-//
-// Under MPI_THREAD_MULTIPLE two threads may create communicators from different parents at once, and
-// their allreduces interleave across processes. MPICH's "mask in use" rule keeps them from taking the
-// same pair: one allocation at a time owns the local bitmap; another thread contributes all zeros, which
-// makes the result empty on every member of its parent, and everybody in that allocation retries. So
-// that two allocations cannot keep starving each other (each owning the mask on a different process),
-// the bitmap goes only to the waiting allocation with the lowest key (parent context id, create_group
-// tag): the globally lowest allocation eventually owns the bitmap on all of its members and succeeds.
-// One extra word in the reduction says whether every member contributed its real bitmap; only then
-// does an empty result mean that the ids are exhausted (MPI_ERR_OTHER) rather than "retry".
-//
-// Freed communicators give their pair back when the last reference goes (pending operations may still
-// hold one).
-#include <sched.h>
-
+// Context ids: every creation runs one agreement (mpi/context_id.h), blocking here, nonblocking for
+// MPI_Comm_idup (mpi/comm_idup.cc).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
-#include <unordered_set>
+#include <optional>
+#include <unordered_map>
 
 #include "collectives/coll.h"
 #include "collectives/registry.h"
 #include "collectives/shm_slot.h"
 #include "mpi/check.h"
+#include "mpi/context_id.h"
 #include "mpi/info.h"
 #include "pami/context.h"
 #include "pamir_alias.h"
@@ -82,151 +62,21 @@ coll::Team team_of(const Comm *c) {
   }
 }
 
-// --- context ids --------------------------------------------------------------------------------
-constexpr unsigned kPairs = kContextIds / 2;
-constexpr unsigned kWords = kPairs / 32;
-constexpr size_t kReduceWords = kWords + 1;   // the bitmap, then the "every member owned its mask" word
-constexpr int32_t kCreateGroupTag = 1 << 27;  // create_group's messages on the parent's collective context
-
-struct ContextIds {
-  uint32_t mask[kWords];
-  bool mask_in_use = false;
-  std::vector<uint64_t> waiting;  // keys of the allocations under way (MPI_THREAD_MULTIPLE)
-  // Pairs given back while a reader of this process's shared-memory cells in their slot was still to
-  // come (collectives/shm_slot.h); they return to `mask` once it has read.
-  uint32_t unread = 0;
-  static_assert(coll::kShmSlots <= 32);
-  void reset() {
-    std::fill(std::begin(mask), std::end(mask), ~0u);
-    mask[0] &= ~3u;  // pairs 0 (MPI_COMM_WORLD) and 1 (MPI_COMM_SELF)
-    mask_in_use = false;
-    waiting.clear();
-    unread = 0;
-  }
-  // Before the bitmap is contributed to an allocation.
-  void reclaim() {
-    for (uint32_t u = unread; u;) {
-      const unsigned pair = unsigned(__builtin_ctz(u));
-      u &= u - 1;
-      if (!coll::shm_slot_reclaim(pair)) continue;
-      unread &= ~(1u << pair);
-      mask[0] |= 1u << pair;
-    }
-  }
-};
-ContextIds &ids() {
-  static auto *s = [] {
-    auto *p = new ContextIds;
-    p->reset();
-    return p;
-  }();
-  return *s;
+// Runs one agreement to its end; what went wrong is raised on parent.
+int agree(Comm *parent, const char *fn, BlockingAgreement &a, uint16_t &out) {
+  const int rc = a.wait();
+  if (rc == Agreement::kNoFreeId)
+    return raise(parent, fn, MPI_ERR_OTHER,
+                 "no context id is free on all members (all %u id pairs are in use on some process)",
+                 kContextIds / 2);
+  if (rc) return coll_failed(parent, fn, rc);
+  out = a.ctx;
+  return MPI_SUCCESS;
 }
 
-// How the bitmaps are combined: returns 0 or a pamir::Err value.
-struct Reducer {
-  virtual int band(uint32_t *words, size_t n) = 0;
-  virtual ~Reducer() = default;
-};
-
-// Over every rank of a communicator, with the collectives.
-struct CommReducer final : Reducer {
-  const Comm *parent;
-  explicit CommReducer(const Comm *p) : parent(p) {}
-  int band(uint32_t *words, size_t n) override {
-    coll::Team t = team_of(parent);
-    coll::Reduction r = coll::builtin_reduction(coll::reduce_fn(coll::OpKind::band, coll::ElemType::u32), 4);
-    return coll::internal_allreduce(t, words, n, r);
-  }
-};
-
-// Over the members of a group only (MPI_Comm_create_group): a binomial reduction to group rank 0 and a
-// binomial broadcast back, with point-to-point messages on the parent's collective context under a
-// tag of create_group's range (above the collectives' own tags), so neither non-members nor the
-// parent's collectives are involved.
-struct GroupReducer final : Reducer {
-  coll::Team team;
-  int32_t tag;
-  GroupReducer(const Comm *parent, const Group *g, int user_tag)
-      : team{g->rank, g->size(), parent->coll_ctx(), g->tasks.data()},
-        tag(kCreateGroupTag | (user_tag & (kCreateGroupTag - 1))) {}
-  int band(uint32_t *words, size_t n) override {
-    const int r = team.rank, size = team.size;
-    const size_t bytes = n * sizeof(uint32_t);
-    std::vector<uint32_t> in(n);
-    int mask = 1;
-    for (; mask < size; mask <<= 1) {
-      if (r & mask) {
-        if (int rc = coll::send(team, r - mask, tag, words, bytes)) return rc;
-        break;
-      }
-      if (r + mask < size) {
-        if (int rc = coll::recv(team, r + mask, tag, in.data(), bytes)) return rc;
-        for (size_t i = 0; i < n; ++i) words[i] &= in[i];
-      }
-    }
-    // Broadcast: receive from the parent found above (rank 0 has none), then send down.
-    if (r != 0)
-      if (int rc = coll::recv(team, r - mask, tag, words, bytes)) return rc;
-    for (mask >>= 1; mask > 0; mask >>= 1)
-      if (r + mask < size && !(r & mask))
-        if (int rc = coll::send(team, r + mask, tag, words, bytes)) return rc;
-    return 0;
-  }
-};
-
-// Takes the lowest pair free on every participant. `participate` is false on processes that will not
-// be members of the new communicator (they still take part in the reduction, contributing all ones).
-int context_alloc(Comm *parent, const char *fn, bool participate, uint64_t key, Reducer &reducer,
-                  uint16_t &out) {
-  ContextIds &s = ids();
-  const bool threaded = library_lock().enabled;
-  std::vector<uint32_t> words(kReduceWords);
-  if (participate && threaded) s.waiting.push_back(key);
-  auto done = [&] {
-    if (participate && threaded) s.waiting.erase(std::find(s.waiting.begin(), s.waiting.end(), key));
-  };
-  for (;;) {
-    bool own = false;
-    if (!participate) {
-      std::fill(words.begin(), words.end(), ~0u);
-    } else {
-      own = !s.mask_in_use && (!threaded || key == *std::min_element(s.waiting.begin(), s.waiting.end()));
-      if (own) {
-        s.mask_in_use = true;
-        s.reclaim();
-        std::copy(std::begin(s.mask), std::end(s.mask), words.begin());
-        words[kWords] = ~0u;
-      } else {
-        std::fill(words.begin(), words.end(), 0u);
-      }
-    }
-    int rc = reducer.band(words.data(), words.size());  // may let other threads run
-    if (own) s.mask_in_use = false;
-    if (rc) {
-      done();
-      return coll_failed(parent, fn, rc);
-    }
-    for (unsigned w = 0; w < kWords; ++w) {
-      if (!words[w]) continue;
-      const unsigned pair = w * 32 + unsigned(__builtin_ctz(words[w]));
-      // Only an owner can see a nonzero result (others contributed zeros): take the pair.
-      if (participate) s.mask[w] &= ~(1u << (pair % 32));
-      done();
-      out = uint16_t(2 * pair);
-      return MPI_SUCCESS;
-    }
-    if (words[kWords] == ~0u) {
-      done();
-      return raise(parent, fn, MPI_ERR_OTHER,
-                   "no context id is free on all members (all %u id pairs are in use on some process)",
-                   kPairs);
-    }
-    // Some member's bitmap was taken by another thread's allocation: everyone retries.
-    Unlocked unlocked;
-    sched_yield();
-  }
-}
+// MPI_Comm_create_group's messages: the parent's collective context, under a tag of their own range
+// (above the collectives' internal tags) made from the user's tag.
+constexpr int32_t kCreateGroupTag = 1 << 27;
 
 // A new communicator over `group` (this process a member) with context `ctx`; inherits parent's error
 // handler. Takes its own references.
@@ -243,17 +93,23 @@ Comm *comm_make(Comm *parent, Group *group, uint16_t ctx) {
   return c;
 }
 
-uint64_t alloc_key(const Comm *parent, int64_t tag) {
-  return (uint64_t(parent->ctx) << 32) | uint64_t(tag + 1);
+// The rank in c of every member of g, or nothing when g has a process that is not in c.
+std::optional<std::vector<int>> ranks_in(const Group *g, const Comm *c) {
+  std::unordered_map<uint32_t, int> rank_of;
+  for (int r = 0; r < c->size; ++r) rank_of.emplace(c->task_of(r), r);
+  std::vector<int> ranks;
+  ranks.reserve(g->tasks.size());
+  for (uint32_t t : g->tasks) {
+    const auto it = rank_of.find(t);
+    if (it == rank_of.end()) return std::nullopt;
+    ranks.push_back(it->second);
+  }
+  return ranks;
 }
 
 // Whether every member of g belongs to c's group.
 bool subgroup_of(const Group *g, const Comm *c) {
-  if (g == c->local || g->size() == 0) return true;
-  std::unordered_set<uint32_t> in(c->local->tasks.begin(), c->local->tasks.end());
-  for (uint32_t t : g->tasks)
-    if (!in.count(t)) return false;
-  return true;
+  return g == c->local || g->size() == 0 || ranks_in(g, c).has_value();
 }
 
 [[gnu::cold]] int bad_group(Comm *c, const char *fn, MPI_Group h) {
@@ -344,7 +200,7 @@ void comms_init() {
     c.coll_seq = 0;
     comm_coll_init(&c);
   }
-  ids().reset();
+  context_ids_reset();
 }
 
 void comm_coll_init(Comm *c) {
@@ -407,51 +263,11 @@ void comms_finalize() {
   // MPI_COMM_SELF's attributes went first (MPI_Finalize calls attrs_delete_all); what other
   // communicators still cache stays with them, as MPI leaves it. The predefined communicators stay
   // usable for the error path until the process ends.
-  ids().reset();
+  context_ids_reset();
 }
 
-int context_id_alloc(Comm *parent, uint16_t &out) {
-  CommReducer r(parent);
-  return context_alloc(parent, "context id allocation", true, alloc_key(parent, -1), r, out);
-}
-
-void context_id_free(uint16_t ctx) {
-  const unsigned pair = ctx / 2;
-  if (pair < 2) return;  // MPI_COMM_WORLD's and MPI_COMM_SELF's are never given back
-  if (!coll::shm_slot_reclaim(pair)) {
-    ids().unread |= 1u << pair;
-    return;
-  }
-  ids().mask[pair / 32] |= 1u << (pair % 32);
-}
-
-// One round of the agreement, for MPI_Comm_idup, whose reduction is a step of a nonblocking schedule:
-// begin() contributes this process's bitmap if nobody else is using it (zeros otherwise, which makes
-// every member retry), end() reads the AND of all contributions.
-void ContextRound::begin() {
-  ContextIds &s = ids();
-  words.assign(kReduceWords, 0u);
-  own = !s.mask_in_use;
-  if (own) {
-    s.mask_in_use = true;
-    s.reclaim();
-    std::copy(std::begin(s.mask), std::end(s.mask), words.begin());
-    words[kWords] = ~0u;
-  }
-}
-
-int ContextRound::end(bool failed, uint16_t &out) {
-  ContextIds &s = ids();
-  if (own) s.mask_in_use = false;
-  if (failed) return -1;
-  for (unsigned w = 0; w < kWords; ++w) {
-    if (!words[w]) continue;
-    const unsigned pair = w * 32 + unsigned(__builtin_ctz(words[w]));
-    s.mask[w] &= ~(1u << (pair % 32));
-    out = uint16_t(2 * pair);
-    return 0;
-  }
-  return words[kWords] == ~0u ? -1 : 1;
+int comm_split(Comm *c, const char *fn, int color, int key, Comm **out) {
+  return split(c, fn, color, key, out);
 }
 
 Comm *comm_dup_of(Comm *parent, uint16_t ctx) {
@@ -461,9 +277,11 @@ Comm *comm_dup_of(Comm *parent, uint16_t ctx) {
 int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn) {
   *out = nullptr;
   const bool member = group && group->rank != MPI_UNDEFINED;
-  CommReducer r(parent);
+  const uint64_t seq = parent->coll_seq++;
+  BlockingAgreement a(team_of(parent), coll::seq_tag(seq),
+                      agreement_key(parent->ctx, AgreeKind::collective, seq), member);
   uint16_t ctx = 0;
-  if (int rc = context_alloc(parent, fn, member, alloc_key(parent, -1), r, ctx)) return rc;
+  if (int rc = agree(parent, fn, a, ctx)) return rc;
   if (member) *out = comm_make(parent, group, ctx);
   return MPI_SUCCESS;
 }
@@ -480,6 +298,7 @@ void comm_release(Comm *c) {
   attrs_forget(c);
   c->hints.clear();
   c->name.clear();
+  c->topo.reset();
   pool<Comm>().destroy(c);
 }
 
@@ -516,6 +335,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   Comm *n = nullptr;
   if (int rc = comm_create_from(c, c->local, &n, fn_)) return rc;
   n->hints = c->hints;
+  n->topo = c->topo;
   std::copy(std::begin(c->coll_forced), std::end(c->coll_forced), n->coll_forced);
   if (int rc = attrs_copy(c, n, fn_)) {
     comm_release(n);
@@ -540,6 +360,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   Comm *n = nullptr;
   if (int rc = comm_create_from(c, c->local, &n, fn_)) return rc;
   n->hints = i->items;  // the hints of info replace the parent's (MPI 4.1 §7.4.2)
+  n->topo = c->topo;
   std::copy(std::begin(forced), std::end(forced), n->coll_forced);
   if (int rc = attrs_copy(c, n, fn_)) {
     comm_release(n);
@@ -638,13 +459,18 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
   Group *g = PAMIR_GROUP(c, group);
   PAMIR_CHECK(c, tag >= 0 && tag <= pamir::kTagUb, MPI_ERR_TAG, "tag %d is outside [0, MPI_TAG_UB=%d]", tag,
               pamir::kTagUb);
-  PAMIR_CHECK(c, subgroup_of(g, c), MPI_ERR_GROUP,
-              "the group has processes that are not in the communicator");
+  const std::optional<std::vector<int>> wire = ranks_in(g, c);
+  PAMIR_CHECK(c, wire.has_value(), MPI_ERR_GROUP, "the group has processes that are not in the communicator");
   *newcomm = MPI_COMM_NULL;
   if (g->rank == MPI_UNDEFINED) return MPI_SUCCESS;  // not a member: nothing to agree on
-  GroupReducer r(c, g, tag);
+  // Only the group's members take part; their messages name their ranks in the parent, so that two
+  // creations on overlapping groups never take each other's messages.
+  pamir::coll::Team team{g->rank, g->size(), c->coll_ctx(), g->tasks.data()};
+  team.ranks = wire->data();
+  BlockingAgreement a(team, kCreateGroupTag | (tag & (kCreateGroupTag - 1)),
+                      agreement_key(c->ctx, AgreeKind::create_group, uint64_t(tag)), true);
   uint16_t ctx = 0;
-  if (int rc = context_alloc(c, fn_, true, alloc_key(c, tag), r, ctx)) return rc;
+  if (int rc = agree(c, fn_, a, ctx)) return rc;
   *newcomm = comm_handle(comm_make(c, g, ctx));
   return MPI_SUCCESS;
 }

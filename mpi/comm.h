@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,18 @@ struct Attr {
   bool deleting = false;
 };
 
+// A virtual topology (MPI chapter 8), fixed at creation and shared by duplicates.
+struct Topology {
+  int kind = 0;  // MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH
+  // Cartesian: the grid, and this process's coordinates.
+  std::vector<int> dims, periods, coords;
+  // Graph: MPI_Graph_create's arrays, as given.
+  std::vector<int> index, edges;
+  // Distributed graph: this process's in and out neighbours, and their weights when `weighted`.
+  std::vector<int> sources, source_weights, destinations, dest_weights;
+  bool weighted = false;
+};
+
 struct Comm : Object {
   static constexpr Kind kKind = Kind::comm;
   Group *local = nullptr;
@@ -61,6 +74,7 @@ struct Comm : Object {
   std::map<int, Attr> attrs;                               // keyval id -> value, in creation order of keyvals
   std::vector<std::pair<std::string, std::string>> hints;  // MPI_Comm_set_info
   std::string name;
+  std::shared_ptr<const Topology> topo;  // null: none (MPI_Topo_test gives MPI_UNDEFINED)
   // Per-communicator state of the collectives: the sequence number of the next call (its messages'
   // tag), the partial mask of each collective (seed 002: what does not change per call, computed once
   // at creation), and the algorithm an info key pamir_coll_<name> forces for it (-1: none).
@@ -101,25 +115,12 @@ MPI_Comm comm_handle(Comm *c);
 void comms_init();
 void comms_finalize();
 
-// Context ids: every new communicator takes the lowest id free on all its members (an allreduce of
-// a free-id bitmap over `parent`), so concurrent creation on overlapping communicators cannot collide.
-int context_id_alloc(Comm *parent, uint16_t &out);
-void context_id_free(uint16_t ctx);
-
 // A new communicator over `group` (a subset of parent's group) with a fresh context id; collective
 // over `parent`. Members outside `group` pass nullptr and get MPI_COMM_NULL.
 int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn);
+// MPI_Comm_split's work (color MPI_UNDEFINED: *out is nullptr); errors are raised on c.
+int comm_split(Comm *c, const char *fn, int color, int key, Comm **out);
 
-// The context-id agreement one round at a time (MPI_Comm_idup): begin() fills `words` with this
-// process's contribution, the caller ANDs them over the parent (coll::internal_allreduce's algorithm,
-// as a step of its schedule), end() takes the id: 0 with `out` set, 1 to run another round (some member
-// could not contribute its bitmap), -1 when no id is free (or `failed`).
-struct ContextRound {
-  std::vector<uint32_t> words;
-  bool own = false;
-  void begin();
-  int end(bool failed, uint16_t &out);
-};
 // A duplicate of parent's group with context ctx (no hints, attributes or forced algorithms yet).
 Comm *comm_dup_of(Comm *parent, uint16_t ctx);
 void comm_release(Comm *c);

@@ -1,6 +1,6 @@
-// MPI_Comm_idup and MPI_Comm_idup_with_info: the context-id agreement of MPI_Comm_dup as a nonblocking
-// schedule on the parent's collective context (rounds of a bitwise-AND allreduce, under the parent's
-// next collective sequence number like any collective), then, when it completes inside whatever MPI
+// MPI_Comm_idup and MPI_Comm_idup_with_info: the context-id agreement (mpi/context_id.h) left to run as
+// a nonblocking schedule on the parent's collective context (under the parent's next collective sequence
+// number like any collective), then, when it completes inside whatever MPI
 // call progresses it, the new communicator with the parent's (or the info's) hints and copied
 // attributes, written to *newcomm.
 #include <new>
@@ -8,6 +8,7 @@
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/schedule.h"
 #include "mpi/check.h"
+#include "mpi/context_id.h"
 #include "mpi/info.h"
 #include "mpi/request.h"
 #include "pamir_alias.h"
@@ -16,37 +17,22 @@ namespace pamir::mpi {
 
 namespace {
 
-struct Idup final : coll::NbSchedule {
-  Idup(Comm *p, const coll::Team &t, int32_t tag) : NbSchedule(t, tag), parent(p) {
+struct Idup final : Agreement {
+  Idup(Comm *p, uint64_t seq)
+      : Agreement(coll::Team{p->rank, p->size, p->coll_ctx(), p->local->tasks.data()}, coll::seq_tag(seq),
+                  agreement_key(p->ctx, AgreeKind::collective, seq), true),
+        parent(p) {
     if (!p->predefined) ++p->refs;  // MPI_Comm_free of the parent may come before completion
-    may_offload = false;            // its end runs the attributes' copy callbacks, the application's code
   }
   ~Idup() override { comm_release(parent); }
 
-  // Rounds until an id is agreed (or none is free): the result is 0, or a pamir::Err value.
-  static coll::Task agree(coll::Sched &s, Idup *self) {
-    const coll::Reduction band =
-        coll::builtin_reduction(coll::reduce_fn(coll::OpKind::band, coll::ElemType::u32), 4);
-    for (;;) {
-      self->round.begin();
-      coll::Args a;
-      a.recvbuf = self->round.words.data();
-      a.count = self->round.words.size();
-      a.op = band;
-      a.in_place = true;
-      const int e = co_await coll::allreduce_recursive_doubling(s, a);
-      const int r = self->round.end(e != 0, self->ctx);
-      if (r == 0) co_return 0;
-      if (r < 0) co_return e ? e : int(Err::intern);
-    }
-  }
-
-  void done(int result) override {
+  void finished(int result) override {
     pamir::Request *r = req;
-    int rc = result;
+    int rc = result == kNoFreeId ? int(Err::intern) : result;
     if (!rc) {
       Comm *n = comm_dup_of(parent, ctx);
       n->hints = hints;
+      n->topo = parent->topo;
       std::copy(std::begin(forced), std::end(forced), n->coll_forced);
       if (attrs_copy(parent, n, "MPI_Comm_idup") != MPI_SUCCESS) {
         comm_release(n);
@@ -64,8 +50,6 @@ struct Idup final : coll::NbSchedule {
   MPI_Comm *out = nullptr;
   std::vector<std::pair<std::string, std::string>> hints;
   int16_t forced[size_t(coll::Collective::count_)] = {};
-  ContextRound round;
-  uint16_t ctx = 0;
   pamir::Request *req = nullptr;
 };
 
@@ -77,8 +61,7 @@ int idup(const char *fn_, MPI_Comm comm, const Info *info, MPI_Comm *newcomm, MP
   const auto &hints = info ? info->items : c->hints;
   int16_t forced[size_t(coll::Collective::count_)];
   if (int rc = comm_coll_hints(c, hints, forced, fn_)) return rc;
-  auto *d = new (std::nothrow) Idup(c, coll::Team{c->rank, c->size, c->coll_ctx(), c->local->tasks.data()},
-                                    coll::seq_tag(c->coll_seq++));
+  auto *d = new (std::nothrow) Idup(c, c->coll_seq++);
   PAMIR_CHECK(c, d, MPI_ERR_NO_MEM, "no memory for the state of MPI_Comm_idup");
   d->out = newcomm;
   d->hints = hints;
@@ -87,7 +70,7 @@ int idup(const char *fn_, MPI_Comm comm, const Info *info, MPI_Comm *newcomm, MP
   r->mpi_comm = c;
   d->req = r;
   *request = reinterpret_cast<MPI_Request>(r);
-  d->start(Idup::agree(d->sched, d));
+  d->run();
   return MPI_SUCCESS;
 }
 

@@ -238,6 +238,15 @@ if run ofi.bad_provider 1 2 PAMIR_DEVICE=ofi PAMIR_OFI_PROVIDER=no-such-provider
   fi
 fi
 for np in 2 3; do ok_case "threads.np$np" 0 "$np" -- threads; done
+# Context-id agreement in every order the standard allows (comm_agree.c): each part on its own, so a
+# hang names the part; 6 ranks for the ten outstanding idups as first reported.
+agree_iters=2000
+[ "$quick" = 1 ] && agree_iters=300
+for part in order beside group many threads; do
+  for np in 2 3 4; do ok_case "comm_agree.$part.np$np" 0 "$np" -- comm_agree "$agree_iters" "$part"; done
+done
+ok_case "comm_agree.many.np6" 0 6 -- comm_agree "$agree_iters" many
+ok_case "comm_agree.np1" 0 1 -- comm_agree 100
 for prog in coll_basic comm_basic attr_basic group_basic; do
   has "$prog" || continue
   for np in $nps; do ok_case "$prog.np$np" 0 "$np" -- "$prog"; done
