@@ -224,6 +224,13 @@ PARAM_ERRATA = {
 }
 
 
+# Arrays that may be given as MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY, the standard ABI's small integer
+# pointers: declared `const int *` rather than `const int []` (the same type to C and C++), because GCC
+# reads the array form as a promise to read the argument and warns (-Wstringop-overread, an error under
+# -Werror) on every call that passes one of the sentinels.
+SENTINEL_ARRAYS = {"weights", "sourceweights", "destweights"}
+
+
 def corrected(proc_name, raw):
     fix = PARAM_ERRATA.get((proc_name, raw["name"]))
     return {**raw, **fix} if fix else raw
@@ -285,6 +292,8 @@ def _render(p, large, name):
     t = VALUE_KINDS[kind][1 if large else 0]
     if kind in ("STATUS", "F08_STATUS") and not array:
         by_pointer = True  # a status is always passed by address
+    if array and p["name"] in SENTINEL_ARRAYS:
+        return t, f"{const}{t} *{name}"
     if array:
         return t, f"{const}{t} {name}{p.get('array_shape', '[]')}"
     if by_pointer:
