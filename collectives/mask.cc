@@ -3,10 +3,28 @@
 namespace pamir::coll {
 
 namespace {
-const char *const kCollectiveNames[] = {
-    "barrier",   "bcast",    "reduce",     "allreduce", "gather",         "scatter",
-    "allgather", "alltoall", "scan",       "exscan",    "reduce_scatter", "reduce_scatter_block",
-    "gatherv",   "scatterv", "allgatherv", "alltoallv", "alltoallw"};
+const char *const kCollectiveNames[] = {"barrier",
+                                        "bcast",
+                                        "reduce",
+                                        "allreduce",
+                                        "gather",
+                                        "scatter",
+                                        "allgather",
+                                        "alltoall",
+                                        "scan",
+                                        "exscan",
+                                        "reduce_scatter",
+                                        "reduce_scatter_block",
+                                        "gatherv",
+                                        "scatterv",
+                                        "allgatherv",
+                                        "alltoallv",
+                                        "alltoallw",
+                                        "neighbor_allgather",
+                                        "neighbor_allgatherv",
+                                        "neighbor_alltoall",
+                                        "neighbor_alltoallv",
+                                        "neighbor_alltoallw"};
 static_assert(sizeof kCollectiveNames / sizeof kCollectiveNames[0] == size_t(Collective::count_));
 
 const struct {

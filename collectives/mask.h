@@ -35,6 +35,11 @@ enum class Collective : uint8_t {
   allgatherv,
   alltoallv,
   alltoallw,
+  neighbor_allgather,
+  neighbor_allgatherv,
+  neighbor_alltoall,
+  neighbor_alltoallv,
+  neighbor_alltoallw,
   count_
 };
 const char *collective_name(Collective c);

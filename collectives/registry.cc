@@ -86,6 +86,11 @@ const Algorithm kAlgorithms[] = {
     {C::alltoallv, "linear", alltoallv_linear, 0, "every message posted at once"},
     {C::alltoallw, "pairwise", alltoallv_pairwise, 0, "p steps, one partner each"},
     {C::alltoallw, "linear", alltoallv_linear, 0, "every message posted at once"},
+    {C::neighbor_allgather, "linear", neighbor_linear, 0, "every receive posted, then every send"},
+    {C::neighbor_allgatherv, "linear", neighbor_linear, 0, "every receive posted, then every send"},
+    {C::neighbor_alltoall, "linear", neighbor_linear, 0, "every receive posted, then every send"},
+    {C::neighbor_alltoallv, "linear", neighbor_linear, 0, "every receive posted, then every send"},
+    {C::neighbor_alltoallw, "linear", neighbor_linear, 0, "every receive posted, then every send"},
 };
 constexpr int kCount = int(sizeof kAlgorithms / sizeof kAlgorithms[0]);
 static_assert(kCount <= kMaxAlgorithms);
@@ -156,6 +161,11 @@ const DefaultEntry kDefaults[] = {
     {C::alltoallv, "pairwise", 0, 0},
     {C::alltoallw, "linear", kSmallComm, kSmallComm},
     {C::alltoallw, "pairwise", 0, 0},
+    {C::neighbor_allgather, "linear", 0, 0},
+    {C::neighbor_allgatherv, "linear", 0, 0},
+    {C::neighbor_alltoall, "linear", 0, 0},
+    {C::neighbor_alltoallv, "linear", 0, 0},
+    {C::neighbor_alltoallw, "linear", 0, 0},
 };
 // Classes: 0 below 2 KiB, 1 to 64 KiB, 2 to 512 KiB, 3 above; bcast and reduce, whose shared-memory
 // algorithms win up to 8 KiB here, have class 0 below 16 KiB.

@@ -83,7 +83,7 @@ bool Replay::message_slow(Sched &s, bool send, int peer, void *buf, uint64_t byt
     return false;
   }
   if (mode_ != Mode::record) return false;
-  if (s.npending_ == Sched::kMaxPending) {
+  if (s.full()) {
     ++s.overflow_;
     return true;
   }
@@ -120,7 +120,7 @@ bool Replay::message_slow(Sched &s, bool send, int peer, void *buf, uint64_t byt
     r->complete = true;  // never started: idle, as a finished operation is
     return true;
   }
-  s.pending_[s.npending_++] = r;
+  s.track(r);
   if (send)
     ctx.start_send(r, d.protocol);
   else

@@ -63,18 +63,32 @@ constexpr unsigned kMemorySleepUs = 200;
 Sched::~Sched() {
   // Messages a finished step left unreaped (an algorithm returning early on an error) go back to the
   // pool once the context is done with them.
-  for (int i = 0; i < npending_; ++i) {
-    Request *r = pending_[i];
+  auto drop = [](Request *r) {
     if (r->complete)
       request_release(r);
     else
       r->on_complete = request_release;
+  };
+  for (int i = 0; i < npending_; ++i) drop(pending_[i]);
+  for (Request *r : spill_) drop(r);
+}
+
+bool Sched::track(Request *r) {
+  if (npending_ < kMaxPending) {
+    pending_[npending_++] = r;
+    return true;
   }
+  if (!unbounded) {
+    ++overflow_;
+    return false;
+  }
+  spill_.push_back(r);
+  return true;
 }
 
 // A request of this step, posted by the caller; nullptr (counted as an overflow) past kMaxPending.
 Request *Sched::add(bool send, int peer, void *buf, uint64_t bytes) {
-  if (npending_ == kMaxPending) {
+  if (full()) {
     ++overflow_;
     return nullptr;
   }
@@ -85,7 +99,7 @@ Request *Sched::add(bool send, int peer, void *buf, uint64_t bytes) {
   r->peer_task = team.tasks[peer];
   r->buf = buf;
   r->bytes = bytes;
-  pending_[npending_++] = r;
+  track(r);
   return r;
 }
 
@@ -130,6 +144,8 @@ bool Sched::ready() const {
   if (replay_ && !replay_->ready()) return false;
   for (int i = 0; i < npending_; ++i)
     if (!pending_[i]->complete) return false;
+  for (const Request *r : spill_)
+    if (!r->complete) return false;
   return true;
 }
 
@@ -146,15 +162,17 @@ int Sched::reap() {
   int err = overflow_ ? int(Err::intern) : 0;
   if (replay_)
     if (int e = replay_->end_phase(); e && !err) err = e;
-  for (int i = 0; i < npending_; ++i) {
-    Request *r = pending_[i];
+  auto reap_one = [&err](Request *r) {
     Err e = r->status.error;
     // A collective's message sizes are fixed by the call: a different length means the ranks disagree
     // on a count or datatype.
     if (r->kind == ReqKind::recv && e == Err::ok && r->status.sent_bytes != r->bytes) e = Err::truncate;
     if (!err && e != Err::ok) err = int(e);
     request_release(r);
-  }
+  };
+  for (int i = 0; i < npending_; ++i) reap_one(pending_[i]);
+  for (Request *r : spill_) reap_one(r);
+  spill_.clear();
   npending_ = 0;
   overflow_ = 0;
   return err;

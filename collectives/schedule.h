@@ -16,6 +16,7 @@
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "collectives/reduce_ops.h"
 #include "pami/list.h"
@@ -219,6 +220,11 @@ class Sched {
     Team saved_;
   };
 
+  // A step may post more than kMaxPending messages only when this is set; the rest spill to the heap.
+  // The neighbourhood collectives set it: their peers' lists do not pair up, so windows of messages
+  // could wait on each other across ranks, and every message of the call is posted at once.
+  bool unbounded = false;
+
   // Whether every posted message has completed (and the condition of until() holds).
   bool ready() const;
   // A step that waits on memory alone: whether its condition comes true within a short spin on it
@@ -248,8 +254,14 @@ class Sched {
 
   friend class Replay;
   Replay *replay_ = nullptr;
+  // Tracks r as one of the step's messages; false (an overflow, counted) past kMaxPending when not
+  // unbounded.
+  bool track(pamir::Request *r);
+  bool full() const { return npending_ == kMaxPending && !unbounded; }
+
   pamir::Request *pending_[kMaxPending];
   int npending_ = 0;
+  std::vector<pamir::Request *> spill_;  // past kMaxPending, when unbounded
   int overflow_ = 0;  // messages an algorithm posted beyond kMaxPending (a bug: fails the step)
   Cond cond_ = nullptr;
   const void *cond_arg_ = nullptr;

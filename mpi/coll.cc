@@ -13,6 +13,7 @@
 #include "collectives/replay.h"
 #include "collectives/schedule.h"
 #include "mpi/check.h"
+#include "mpi/coll_launch.h"
 #include "mpi/info.h"
 #include "mpi/op.h"
 #include "mpi/request.h"
@@ -47,12 +48,6 @@ inline coll::Team team_of(const Comm *c) {
     default:
       return raise(c, fn, MPI_ERR_INTERN, "internal error %d (no memory for a scratch buffer?)", err);
   }
-}
-
-// Whether count elements of t, `times` over, exceed what a byte count holds.
-inline bool too_big(int64_t count, const Datatype *t, uint64_t times) {
-  const uint64_t extent = uint64_t(t->extent > 0 ? t->extent : 1);
-  return uint64_t(count) > uint64_t(INT64_MAX) / extent / (times ? times : 1);
 }
 
 // Whether two byte ranges overlap (empty ranges never do).
@@ -214,6 +209,7 @@ struct Call {
   std::vector<size_t> counts;                 // reduce_scatter: elements per rank
   std::vector<coll::Block> sblocks, rblocks;  // v-collectives: the parts
   std::vector<char> packed;                   // alltoallv/w in place: the receive buffer's parts, packed
+  std::vector<int> in_peers, out_peers, recv_order;  // the neighbourhood collectives' neighbours
   // What begin() stages into the algorithm's buffers: done at every start of a persistent collective,
   // since the user may change the buffers' contents between starts.
   bool pack_send = false;
@@ -784,50 +780,11 @@ int reduce_scatter(const char *fn_, const void *sendbuf, void *recvbuf, const Co
                 uint64_t(elements(o, t, total)) * r.extent, a, &call, request, t);
 }
 
-// The parts of a v-collective: n parts, part i `counts[i]` elements of types[i] (or of t) at buf plus
-// displs[i] extents of t (or displs[i] bytes, for alltoallw). Raises and returns nonzero on bad input.
-template <typename CountT, typename DisplT>
-int make_blocks(Comm *c, const char *fn_, const void *buf, const CountT *counts, const DisplT *displs,
-                Datatype *t, Datatype *const *types, int n, std::vector<coll::Block> &out, const char *what) {
-  PAMIR_CHECK(c, counts && displs, MPI_ERR_ARG, "the %s counts or displacements are NULL", what);
-  try {
-    out.resize(size_t(n));
-  } catch (const std::bad_alloc &) {
-    return raise(c, fn_, MPI_ERR_NO_MEM, "no memory for the %d parts of the %s side", n, what);
-  }
-  for (int i = 0; i < n; ++i) {
-    const Datatype *ti = types ? types[i] : t;
-    const int64_t count = int64_t(counts[i]);
-    PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative %s count %lld for rank %d", what, (long long)count,
-                i);
-    PAMIR_CHECK(c, !too_big(count, ti, 1), MPI_ERR_COUNT, "%s count %lld for rank %d is too large", what,
-                (long long)count, i);
-    PAMIR_CHECK(c, buffer_ok(buf, count, ti), MPI_ERR_BUFFER, "%s buffer is NULL with count %lld for rank %d",
-                what, (long long)count, i);
-    // Integer arithmetic: with MPI_BOTTOM the displacements are absolute addresses.
-    const int64_t shift = types ? int64_t(displs[i]) : int64_t(displs[i]) * t->extent;
-    const Data d =
-        data_of(ti, reinterpret_cast<const void *>(reinterpret_cast<uintptr_t>(buf) + uintptr_t(shift)),
-                uint64_t(count));
-    out[size_t(i)] = coll::Block{d.base, d.bytes, d.layout, d.elems};
-  }
-  return MPI_SUCCESS;
-}
-
 // The one part of a rank's own side (gatherv's send, scatterv's receive, allgatherv's send).
 inline int one_block(Comm *c, const char *fn_, const void *buf, int64_t count, Datatype *t,
                      std::vector<coll::Block> &out, const char *what) {
   const int64_t zero = 0;
   return make_blocks(c, fn_, buf, &count, &zero, t, nullptr, 1, out, what);
-}
-
-// The types of alltoallw's parts, checked.
-int check_types(Comm *c, const char *fn_, const MPI_Datatype *handles, int n, std::vector<Datatype *> &out,
-                const char *what) {
-  PAMIR_CHECK(c, handles, MPI_ERR_ARG, "the %s types are NULL", what);
-  out.resize(size_t(n));
-  for (int i = 0; i < n; ++i) out[size_t(i)] = PAMIR_TYPE(c, handles[i]);
-  return MPI_SUCCESS;
 }
 
 template <typename CountT, typename DisplT>
@@ -996,6 +953,27 @@ inline int check_info(const char *fn, MPI_Comm comm, MPI_Info info) {
 }
 
 }  // namespace
+
+int launch_neighbor(Comm *c, const char *fn_, Collective k, NeighborCall &&n, uint64_t size,
+                    MPI_Request *request, bool persistent, std::vector<Datatype *> &types) {
+  Call call;
+  call.sblocks = std::move(n.sblocks);
+  call.rblocks = std::move(n.rblocks);
+  call.in_peers = std::move(n.in_peers);
+  call.out_peers = std::move(n.out_peers);
+  call.recv_order = std::move(n.recv_order);
+  // The vectors' buffers move with the Call into a nonblocking or persistent call's state.
+  coll::Args a;
+  a.sblocks = call.sblocks.data();
+  a.rblocks = call.rblocks.data();
+  a.in_peers = call.in_peers.data();
+  a.out_peers = call.out_peers.data();
+  a.recv_order = call.recv_order.empty() ? nullptr : call.recv_order.data();
+  a.nin = int(call.in_peers.size());
+  a.nout = int(call.out_peers.size());
+  return launch(c, fn_, k, 0, size, a, &call, Req(request, persistent), nullptr, nullptr, types.data(),
+                int(types.size()));
+}
 
 }  // namespace pamir::mpi
 

@@ -63,6 +63,10 @@ struct Topology {
   bool weighted = false;
 };
 
+// The rank `disp` steps along dimension `dim` from this process in grid t (MPI_PROC_NULL off a
+// non-periodic edge).
+int cart_shifted(const Topology &t, size_t dim, int64_t disp);
+
 struct Comm : Object {
   static constexpr Kind kKind = Kind::comm;
   Group *local = nullptr;

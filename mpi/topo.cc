@@ -109,6 +109,18 @@ bool weights_given(const int *w) {
 
 }  // namespace
 
+int cart_shifted(const Topology &t, size_t dim, int64_t disp) {
+  const int d = t.dims[dim];
+  int64_t v = int64_t(t.coords[dim]) + disp;
+  if (t.periods[dim])
+    v = ((v % d) + d) % d;
+  else if (v < 0 || v >= d)
+    return MPI_PROC_NULL;
+  std::vector<int> x = t.coords;
+  x[dim] = int(v);
+  return rank_of(t, x.data());
+}
+
 }  // namespace pamir::mpi
 
 using namespace pamir::mpi;
@@ -252,20 +264,8 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
   PAMIR_CHECK(c, rank_source && rank_dest, MPI_ERR_ARG, "rank_source or rank_dest is NULL");
   PAMIR_CHECK(c, direction >= 0 && size_t(direction) < t->dims.size(), MPI_ERR_DIMS,
               "direction %d is outside [0, %zu)", direction, t->dims.size());
-  const size_t k = size_t(direction);
-  const int d = t->dims[k];
-  std::vector<int> x = t->coords;
-  auto moved = [&](int64_t by) -> int {
-    int64_t v = int64_t(t->coords[k]) + by;
-    if (t->periods[k])
-      v = ((v % d) + d) % d;
-    else if (v < 0 || v >= d)
-      return MPI_PROC_NULL;
-    x[k] = int(v);
-    return rank_of(*t, x.data());
-  };
-  *rank_dest = moved(disp);
-  *rank_source = moved(-int64_t(disp));
+  *rank_dest = cart_shifted(*t, size_t(direction), disp);
+  *rank_source = cart_shifted(*t, size_t(direction), -int64_t(disp));
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Cart_shift);

@@ -27,9 +27,19 @@ struct Args {
   Reduction op{};
   int root = 0;
   bool in_place = false;
+  // The neighbourhood collectives: the in- and out-neighbours (team ranks; negative: MPI_PROC_NULL,
+  // whose part moves nothing), part k of rblocks/sblocks for neighbour k, and the order in which the
+  // receives are posted (null: as listed), which makes in-order matching pair each message with its part.
+  const int *in_peers = nullptr;
+  const int *out_peers = nullptr;
+  const int *recv_order = nullptr;
+  int nin = 0;
+  int nout = 0;
 };
 
 using AlgorithmFn = Task (*)(Sched &, Args);
+
+Task neighbor_linear(Sched &s, Args a);
 
 Task barrier_dissemination(Sched &s, Args a);
 Task barrier_tree(Sched &s, Args a);
