@@ -277,6 +277,91 @@ int sendrecv_replace(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
   return rc;
 }
 
+// MPI_Isendrecv and MPI_Isendrecv_replace: a receive and a send started at once under a request of their
+// own (ReqKind::pair) that completes when both have. Each part points at the pair (`ext`) and counts
+// down its `rdv_counter` as it completes; the receive's status becomes the pair's, and the first error
+// of either part its error. A replace sends from a packed copy, the pair's `buf`, freed at completion.
+void pair_part_done(pamir::Request *part) {
+  auto *pair = static_cast<pamir::Request *>(part->ext);
+  const Err first = pair->status.error;
+  if (part->kind == ReqKind::recv) {
+    pair->status = part->status;
+    pair->bytes = part->bytes;
+  }
+  pair->status.error = first != Err::ok ? first : part->status.error;
+  part->ext = nullptr;
+  request_free(part);
+  if (--pair->rdv_counter > 0) return;
+  std::free(pair->buf);
+  pair->buf = nullptr;
+  request_complete(pair);
+}
+
+int isendrecv(const void *sendbuf, int64_t sendcount, Datatype *st, int dest, int sendtag, void *recvbuf,
+              int64_t recvcount, Datatype *rt, int source, int recvtag, Comm *c, void *copy,
+              MPI_Request *request) {
+  pamir::Request *pair = request_alloc(ReqKind::pair);
+  pair->mpi_comm = c;
+  pair->buf = copy;
+  pair->status.source = MPI_PROC_NULL;  // what a receive from MPI_PROC_NULL leaves
+  pair->status.tag = MPI_ANY_TAG;
+  pair->rdv_counter = 1 + (source != MPI_PROC_NULL) + (dest != MPI_PROC_NULL);  // the parts, and this start
+  *request = reinterpret_cast<MPI_Request>(pair);
+  Context &ctx = context();
+  if (source != MPI_PROC_NULL) {
+    pamir::Request *rr =
+        new_recv(c, data_of(rt, recvbuf, uint64_t(recvcount)), rt, uint64_t(recvcount), source, recvtag);
+    rr->ext = pair;
+    rr->on_complete = pair_part_done;
+    ctx.start_recv(rr);
+  }
+  if (dest != MPI_PROC_NULL) {
+    pamir::Request *sr =
+        new_send(c, data_of(st, sendbuf, uint64_t(sendcount)), st, uint64_t(sendcount), dest, sendtag, false);
+    sr->ext = pair;
+    sr->on_complete = pair_part_done;
+    ctx.start_send(sr);
+  }
+  // The start's own count: a part that completed inside its start must not complete the pair before the
+  // other part exists.
+  if (--pair->rdv_counter == 0) {
+    std::free(pair->buf);
+    pair->buf = nullptr;
+    request_complete(pair);
+  }
+  return MPI_SUCCESS;
+}
+
+int isendrecv_checked(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype,
+                      int dest, int sendtag, void *recvbuf, int64_t recvcount, MPI_Datatype recvtype,
+                      int source, int recvtag, MPI_Comm comm, MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  Datatype *st = PAMIR_TYPE(c, sendtype);
+  Datatype *rt = PAMIR_TYPE(c, recvtype);
+  PAMIR_CHECK(c, request, MPI_ERR_REQUEST, "request is NULL");
+  if (int rc = check_send_inl(c, fn_, sendbuf, sendcount, st, dest, sendtag)) return rc;
+  if (int rc = check_recv_inl(c, fn_, recvbuf, recvcount, rt, source, recvtag)) return rc;
+  return isendrecv(sendbuf, sendcount, st, dest, sendtag, recvbuf, recvcount, rt, source, recvtag, c, nullptr,
+                   request);
+}
+
+int isendrecv_replace(const char *fn_, void *buf, int64_t count, MPI_Datatype datatype, int dest, int sendtag,
+                      int source, int recvtag, MPI_Comm comm, MPI_Request *request) {
+  Comm *c = PAMIR_COMM(comm);
+  Datatype *t = PAMIR_TYPE(c, datatype);
+  PAMIR_CHECK(c, request, MPI_ERR_REQUEST, "request is NULL");
+  if (int rc = check_send_inl(c, fn_, buf, count, t, dest, sendtag)) return rc;
+  if (int rc = check_recv_inl(c, fn_, buf, count, t, source, recvtag)) return rc;
+  const Data d = data_of(t, buf, uint64_t(count));
+  void *copy = d.bytes ? std::malloc(d.bytes) : nullptr;
+  PAMIR_CHECK(c, copy || !d.bytes, MPI_ERR_NO_MEM, "cannot allocate %llu bytes for the outgoing copy",
+              (unsigned long long)d.bytes);
+  if (d.bytes) pack_data(d, copy);
+  Datatype *byte = PAMIR_TYPE(c, MPI_BYTE);
+  return isendrecv(copy, int64_t(d.bytes), byte, dest, sendtag, buf, count, t, source, recvtag, c, copy,
+                   request);
+}
+
 int probe(const char *fn_, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status, bool blocking,
           MPI_Message *message) {
   Comm *c = PAMIR_COMM(comm);
@@ -505,6 +590,36 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
   return sendrecv_replace(fn_, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 PAMIR_ALIAS(Sendrecv_replace_c);
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Isendrecv");
+  return isendrecv_checked(fn_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                           source, recvtag, comm, request);
+}
+PAMIR_ALIAS(Isendrecv);
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Isendrecv_c");
+  return isendrecv_checked(fn_, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                           source, recvtag, comm, request);
+}
+PAMIR_ALIAS(Isendrecv_c);
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Isendrecv_replace");
+  return isendrecv_replace(fn_, buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+}
+PAMIR_ALIAS(Isendrecv_replace);
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                             int source, int recvtag, MPI_Comm comm, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Isendrecv_replace_c");
+  return isendrecv_replace(fn_, buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+}
+PAMIR_ALIAS(Isendrecv_replace_c);
 
 // --- probes --------------------------------------------------------------------------------------
 

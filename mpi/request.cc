@@ -539,6 +539,113 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 }
 PAMIR_ALIAS(Testsome);
 
+// --- MPI_Request_get_status_all, _any, _some (MPI 4.1): Testall, Testany and Testsome that leave the
+// requests as they are (nothing freed, persistent requests still active) -----------------------------
+
+namespace {
+
+// A request that counts: neither MPI_REQUEST_NULL nor an inactive persistent request.
+pamir::Request *counted(MPI_Request h) {
+  pamir::Request *r = request_of(h);
+  return r && !request_inactive(r) ? r : nullptr;
+}
+
+// The status of a complete request into *st (when wanted, with MPI_ERROR); its error code.
+int peek(pamir::Request *r, MPI_Status *st, const char *fn) {
+  const int rc = request_status(r, st, fn, false);
+  if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = rc;
+  return rc;
+}
+
+}  // namespace
+
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[]) {
+  PAMIR_ENTER("MPI_Request_get_status_all");
+  MPI_Request *reqs = const_cast<MPI_Request *>(array_of_requests);
+  PAMIR_CHECK(nullptr, flag, MPI_ERR_ARG, "flag is NULL");
+  if (int rc = check_array(fn_, count, reqs)) return rc;
+  context().advance();
+  for (int i = 0; i < count; ++i)
+    if (pamir::Request *r = counted(reqs[i]); r && !r->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  *flag = 1;
+  int failed = 0, first = MPI_SUCCESS;
+  Comm *fc = nullptr;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[i];
+    pamir::Request *r = counted(reqs[i]);
+    if (!r) {
+      status_empty(st);
+      if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
+      continue;
+    }
+    const int rc = peek(r, st, fn_);
+    if (rc != MPI_SUCCESS && failed++ == 0) {
+      first = rc;
+      fc = static_cast<Comm *>(r->mpi_comm);
+    }
+  }
+  return failed ? in_status_error(fn_, fc, failed, first) : MPI_SUCCESS;
+}
+PAMIR_ALIAS(Request_get_status_all);
+
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag,
+                                MPI_Status *status) {
+  PAMIR_ENTER("MPI_Request_get_status_any");
+  MPI_Request *reqs = const_cast<MPI_Request *>(array_of_requests);
+  PAMIR_CHECK(nullptr, index && flag, MPI_ERR_ARG, "index or flag is NULL");
+  if (int rc = check_array(fn_, count, reqs)) return rc;
+  context().advance();
+  bool none = true;
+  for (int i = 0; i < count; ++i) {
+    pamir::Request *r = counted(reqs[i]);
+    if (!r) continue;
+    none = false;
+    if (!r->complete) continue;
+    *index = i;
+    *flag = 1;
+    return request_status(r, status, fn_, true);
+  }
+  *index = MPI_UNDEFINED;
+  *flag = none;
+  if (none) status_empty(status);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Request_get_status_any);
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[]) {
+  PAMIR_ENTER("MPI_Request_get_status_some");
+  MPI_Request *reqs = const_cast<MPI_Request *>(array_of_requests);
+  PAMIR_CHECK(nullptr, outcount, MPI_ERR_ARG, "outcount is NULL");
+  if (int rc = check_array(fn_, incount, reqs)) return rc;
+  PAMIR_CHECK(nullptr, array_of_indices || incount == 0, MPI_ERR_ARG, "array_of_indices is NULL");
+  context().advance();
+  bool none = true;
+  int n = 0, failed = 0, first = MPI_SUCCESS;
+  Comm *fc = nullptr;
+  for (int i = 0; i < incount; ++i) {
+    pamir::Request *r = counted(reqs[i]);
+    if (!r) continue;
+    none = false;
+    if (!r->complete) continue;
+    array_of_indices[n] = i;
+    const int rc =
+        peek(r, array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[n], fn_);
+    if (rc != MPI_SUCCESS && failed++ == 0) {
+      first = rc;
+      fc = static_cast<Comm *>(r->mpi_comm);
+    }
+    ++n;
+  }
+  *outcount = none ? MPI_UNDEFINED : n;
+  return failed ? in_status_error(fn_, fc, failed, first) : MPI_SUCCESS;
+}
+PAMIR_ALIAS(Request_get_status_some);
+
 // --- statuses ------------------------------------------------------------------------------------
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag) {

@@ -35,6 +35,7 @@ enum class ReqKind : uint8_t {
   put,          // one-sided put (Context::start_put): completes when the data is in the target's memory
   get,          // one-sided get (Context::start_get): completes when the data is in `buf`
   get_reply,    // internal: a target's answer to a get by packets, released once sent
+  pair,         // MPI_Isendrecv: completes when its send and its receive have (mpi/pt2pt.cc)
 };
 
 struct Status {
