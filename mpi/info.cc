@@ -46,8 +46,18 @@ std::vector<std::string> own_command_line() {
   return args;
 }
 
+// The processes the job was started with: the job's own answer once MPI is initialized; before, what
+// the launcher put in the environment (Pamir's mpirun, srun, Open MPI's and MPICH's launchers), and 1 for
+// a process that no launcher started (a singleton). Empty when a launcher started it without saying.
+std::string job_size() {
+  if (usable()) return std::to_string(context().ntasks());
+  for (const char *var : {"PAMIR_JOB_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+    if (const char *v = std::getenv(var); v && *v) return v;
+  return std::getenv("PMIX_RANK") ? std::string() : std::string("1");
+}
+
 // MPI_INFO_ENV's keys (MPI 4.1 §11.2.2) as far as Pamir knows them: command, argv, maxprocs, host,
-// arch, wdir. maxprocs is known once MPI is initialized, so the object is refreshed once then.
+// arch, wdir; the same before, during and after MPI_Init.
 void fill_env(Info &info, const std::vector<std::string> &args) {
   info.items.clear();
   if (!args.empty()) {
@@ -59,7 +69,7 @@ void fill_env(Info &info, const std::vector<std::string> &args) {
     }
     if (args.size() > 1) info.set("argv", rest);
   }
-  if (usable()) info.set("maxprocs", std::to_string(context().ntasks()));
+  if (std::string n = job_size(); !n.empty()) info.set("maxprocs", n);
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) info.set("host", host);
   struct utsname u;

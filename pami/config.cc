@@ -298,14 +298,28 @@ static bool parse(Setting &s, const char *text, std::string &why) {
 }
 
 namespace {
-// Variables of the project's own scripts (scripts/common.sh, scripts/test, test/*/run.sh): they share
-// the PAMIR_ prefix but are not library settings, so they are not reported as typos.
+// Variables of the project's own scripts (scripts/common.sh, scripts/test, test/*/run.sh) and of its
+// launcher: they share the PAMIR_ prefix but are not library settings, so they are not reported as typos.
 constexpr const char *script_variables[] = {
-    "PAMIR_JOBS",       "PAMIR_BUILD_DIR", "PAMIR_PREFIX",          "PAMIR_SAN_BUILD_DIR",
-    "PAMIR_SAN_PREFIX", "PAMIR_NO_APT",    "PAMIR_SANITIZER_PASS",  "PAMIR_PHASE_TIMEOUT",
-    "PAMIR_TEST_QUICK", "PAMIR_TEST_KEEP", "PAMIR_FUZZ_SECONDS",    "PAMIR_FUZZ_SEED",
-    "PAMIR_FUZZ_CXX",   "PAMIR_MULTINODE", "PAMIR_MULTINODE_PAMIR", "PAMIR_MULTINODE_TIMEOUT",
+    "PAMIR_JOBS",
+    "PAMIR_BUILD_DIR",
+    "PAMIR_PREFIX",
+    "PAMIR_SAN_BUILD_DIR",
+    "PAMIR_SAN_PREFIX",
+    "PAMIR_NO_APT",
+    "PAMIR_SANITIZER_PASS",
+    "PAMIR_PHASE_TIMEOUT",
+    "PAMIR_TEST_QUICK",
+    "PAMIR_TEST_KEEP",
+    "PAMIR_FUZZ_SECONDS",
+    "PAMIR_FUZZ_SEED",
+    "PAMIR_FUZZ_CXX",
+    "PAMIR_MULTINODE",
+    "PAMIR_MULTINODE_PAMIR",
+    "PAMIR_MULTINODE_TIMEOUT",
     "PAMIR_MN_DEBUG",
+    // Set by Pamir's mpirun for its ranks (the job's size, for MPI_Info_create_env before MPI_Init).
+    "PAMIR_JOB_SIZE",
 };
 
 bool is_script_variable(const std::string &name) {

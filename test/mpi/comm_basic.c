@@ -732,11 +732,52 @@ static void exhaustion(void) {
   free(all);
 }
 
+/* MPI_Info_create_env before MPI_Init: the keys (and maxprocs, the job's size) it gives then are the
+ * ones it gives after. */
+static char env_before[16][MPI_MAX_INFO_KEY + 1];
+static char maxprocs_before[32];
+static int nenv_before = -1;
+
+static void env_before_init(void) {
+  MPI_Info env;
+  if (MPI_Info_create_env(0, NULL, &env) != MPI_SUCCESS) return;
+  MPI_Info_get_nkeys(env, &nenv_before);
+  for (int k = 0; k < nenv_before && k < 16; ++k) MPI_Info_get_nthkey(env, k, env_before[k]);
+  int len = sizeof maxprocs_before, flag = 0;
+  MPI_Info_get_string(env, "maxprocs", &len, maxprocs_before, &flag);
+  if (!flag) maxprocs_before[0] = 0;
+  MPI_Info_free(&env);
+}
+
+static void env_after_init(void) {
+  MPI_Info env;
+  MPI_Info_create_env(0, NULL, &env);
+  int n = -1;
+  MPI_Info_get_nkeys(env, &n);
+  CHECK(n == nenv_before, "MPI_Info_create_env: %d keys before MPI_Init, %d after", nenv_before, n);
+  for (int k = 0; k < n && k < nenv_before && k < 16; ++k) {
+    char key[MPI_MAX_INFO_KEY + 1];
+    MPI_Info_get_nthkey(env, k, key);
+    CHECK(strcmp(key, env_before[k]) == 0, "key %d: %s before MPI_Init, %s after", k, env_before[k], key);
+  }
+  char want[32];
+  snprintf(want, sizeof want, "%d", size);
+  CHECK(strcmp(maxprocs_before, want) == 0, "maxprocs before MPI_Init: \"%s\", the job has %s",
+        maxprocs_before, want);
+  char val[32];
+  int len = sizeof val, flag = 0;
+  MPI_Info_get_string(MPI_INFO_ENV, "maxprocs", &len, val, &flag);
+  CHECK(flag && strcmp(val, want) == 0, "MPI_INFO_ENV maxprocs \"%s\"", flag ? val : "");
+  MPI_Info_free(&env);
+}
+
 int main(int argc, char **argv) {
   int provided = 0;
+  env_before_init();
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  env_after_init();
   world_and_self();
   dup_and_names();
   splits();

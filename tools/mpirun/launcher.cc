@@ -251,6 +251,12 @@ int run_job(const Options &options) {
         say("rank %d is not bound", r);
     }
 
+  // The job's size before the ranks can ask the server: MPI_Info_create_env's maxprocs before MPI_Init.
+  for (std::vector<std::string> &env : envs) {
+    std::erase_if(env, [](const std::string &e) { return e.starts_with("PAMIR_JOB_SIZE="); });
+    env.push_back("PAMIR_JOB_SIZE=" + std::to_string(nranks));
+  }
+
   JobLayout layout;
   layout.nspace = "pamir-" + std::to_string(::getpid());
   layout.nranks = static_cast<uint32_t>(nranks);
