@@ -1,8 +1,10 @@
 // MPI_Pack, MPI_Unpack and MPI_Pack_size, and their "external32" forms. The native packed form is the
 // data's bytes in type-map order, exactly what travels in a message; external32 (MPI 5.0 section 13.5.2)
-// is the same order with every basic element big-endian, long double as IEEE binary128, and complex
-// numbers as two reals. On LP64 Linux every basic type already has its external32 size, so external32
-// is the native packed form converted element by element in place.
+// is the same order with every basic element big-endian, long double as IEEE binary128, complex
+// numbers as two reals, and each type at its size of the standard's table: on LP64 Linux all are at
+// their native size but MPI_LONG and MPI_UNSIGNED_LONG, 4 bytes there and 8 here. So external32 is the
+// native packed form converted element by element: in place when no element changes size, else from a
+// native copy, narrowing the longs (a value that does not fit is an error, not a silent truncation).
 #include <climits>
 #include <cstring>
 #include <vector>
@@ -54,11 +56,64 @@ Conversion conversion_of(uint32_t id, uint32_t bytes) {
   return {1, bytes, false};
 }
 
-// Converts `count` elements of t packed natively at p to external32, or back.
-void convert(const Datatype *t, uint64_t count, uint8_t *p, bool to_external) {
+// external32's size of one basic element of type `id`, `bytes` natively.
+uint32_t external_bytes(uint32_t id, uint32_t bytes) {
+  const MPI_Datatype h = reinterpret_cast<MPI_Datatype>(uintptr_t(id));
+  return h == MPI_LONG || h == MPI_UNSIGNED_LONG ? 4 : bytes;
+}
+
+// Bytes of `count` elements of t in external32.
+uint64_t external_size(const Datatype *t, uint64_t count) {
+  uint64_t one = 0;
+  for (const dt::SigRun &run : t->layout.sig) one += run.count * external_bytes(run.id, run.bytes);
+  return one * count;
+}
+
+bool same_size(const Datatype *t) {
+  for (const dt::SigRun &run : t->layout.sig)
+    if (external_bytes(run.id, run.bytes) != run.bytes) return false;
+  return true;
+}
+
+// Converts `count` elements of t from `from` (native packed, or external32) to `to` (the other form),
+// which may be the same memory when no element changes size. False when a long does not fit external32's
+// 4 bytes (`bad` is then its value).
+bool convert(const Datatype *t, uint64_t count, const uint8_t *from, uint8_t *to, bool to_external,
+             int64_t &bad) {
   for (uint64_t k = 0; k < count; ++k)
     for (const dt::SigRun &run : t->layout.sig) {
       const Conversion cv = conversion_of(run.id, run.bytes);
+      const uint32_t ext = external_bytes(run.id, run.bytes);
+      if (ext != run.bytes) {
+        const bool is_signed = reinterpret_cast<MPI_Datatype>(uintptr_t(run.id)) == MPI_LONG;
+        for (uint64_t i = 0; i < run.count; ++i) {
+          uint8_t be[4];
+          if (to_external) {
+            int64_t v;
+            std::memcpy(&v, from, 8);
+            if (is_signed ? (v < INT32_MIN || v > INT32_MAX) : uint64_t(v) > UINT32_MAX) {
+              bad = v;
+              return false;
+            }
+            const uint32_t w = uint32_t(v);
+            for (int b = 0; b < 4; ++b) be[b] = uint8_t(w >> (24 - 8 * b));
+            std::memcpy(to, be, 4);
+            from += 8;
+            to += 4;
+          } else {
+            std::memcpy(be, from, 4);
+            const uint32_t w = uint32_t(be[0]) << 24 | uint32_t(be[1]) << 16 | uint32_t(be[2]) << 8 | be[3];
+            const int64_t v = is_signed ? int64_t(int32_t(w)) : int64_t(w);
+            std::memcpy(to, &v, 8);
+            from += 4;
+            to += 8;
+          }
+        }
+        continue;
+      }
+      const uint64_t bytes = run.count * run.bytes;
+      if (from != to) std::memmove(to, from, bytes);
+      uint8_t *p = to;
       for (uint64_t i = 0; i < run.count; ++i)
         for (unsigned u = 0; u < cv.units; ++u, p += cv.unit) {
           if (cv.long_double)
@@ -66,7 +121,17 @@ void convert(const Datatype *t, uint64_t count, uint8_t *p, bool to_external) {
           else
             reverse(p, cv.unit);
         }
+      from += bytes;
+      to += bytes;
     }
+  return true;
+}
+
+[[gnu::cold]] int does_not_fit(const char *fn_, int64_t v) {
+  return raise(nullptr, fn_, MPI_ERR_ARG,
+               "an MPI_LONG or MPI_UNSIGNED_LONG value (%lld) does not fit "
+               "external32's 4 bytes",
+               (long long)v);
 }
 
 bool is_external32(const char *datarep) {
@@ -102,11 +167,12 @@ int prologue(const char *fn_, const char *datarep, MPI_Comm comm, MPI_Datatype d
   PAMIR_CHECK(c, buffer_ok(user, count, t), MPI_ERR_BUFFER, "%sbuf is NULL with %scount %lld", which, which,
               (long long)count);
   d = data_of(t, user, uint64_t(count));
-  PAMIR_CHECK(c, d.bytes <= uint64_t(packed_size) && uint64_t(*position) <= uint64_t(packed_size) - d.bytes,
+  const uint64_t need = datarep ? external_size(t, uint64_t(count)) : d.bytes;
+  PAMIR_CHECK(c, need <= uint64_t(packed_size) && uint64_t(*position) <= uint64_t(packed_size) - need,
               MPI_ERR_TRUNCATE, "%llu bytes do not fit at position %lld of a %lld-byte packed buffer",
-              (unsigned long long)d.bytes, (long long)*position, (long long)packed_size);
-  PAMIR_CHECK(c, packed_buf || d.bytes == 0, MPI_ERR_BUFFER, "%s is NULL", packing ? "outbuf" : "inbuf");
-  packed = d.bytes ? static_cast<uint8_t *>(const_cast<void *>(packed_buf)) + *position : nullptr;
+              (unsigned long long)need, (long long)*position, (long long)packed_size);
+  PAMIR_CHECK(c, packed_buf || need == 0, MPI_ERR_BUFFER, "%s is NULL", packing ? "outbuf" : "inbuf");
+  packed = need ? static_cast<uint8_t *>(const_cast<void *>(packed_buf)) + *position : nullptr;
   return MPI_SUCCESS;
 }
 
@@ -120,9 +186,23 @@ int pack(const char *fn_, const char *datarep, const void *inbuf, C incount, MPI
           prologue(fn_, datarep, comm, datatype, inbuf, incount, outbuf, outsize, position, true, t, d, out))
     return rc;
   if (!d.bytes) return MPI_SUCCESS;
-  pack_data(d, out);
-  if (datarep) convert(t, uint64_t(incount), out, true);
-  *position += C(d.bytes);
+  if (!datarep) {
+    pack_data(d, out);
+    *position += C(d.bytes);
+    return MPI_SUCCESS;
+  }
+  int64_t bad = 0;
+  bool ok;
+  if (same_size(t)) {
+    pack_data(d, out);
+    ok = convert(t, uint64_t(incount), out, out, true, bad);
+  } else {
+    std::vector<uint8_t> native(d.bytes);
+    pack_data(d, native.data());
+    ok = convert(t, uint64_t(incount), native.data(), out, true, bad);
+  }
+  if (!ok) return does_not_fit(fn_, bad);
+  *position += C(external_size(t, uint64_t(incount)));
   return MPI_SUCCESS;
 }
 
@@ -136,15 +216,17 @@ int unpack(const char *fn_, const char *datarep, const void *inbuf, C insize, C 
           prologue(fn_, datarep, comm, datatype, outbuf, outcount, inbuf, insize, position, false, t, d, in))
     return rc;
   if (!d.bytes) return MPI_SUCCESS;
-  if (datarep) {
-    // The input is the caller's and stays as it is: convert a copy.
-    std::vector<uint8_t> native(in, in + d.bytes);
-    convert(t, uint64_t(outcount), native.data(), false);
-    unpack_data(d, native.data());
-  } else {
+  if (!datarep) {
     unpack_data(d, in);
+    *position += C(d.bytes);
+    return MPI_SUCCESS;
   }
-  *position += C(d.bytes);
+  // The input is the caller's and stays as it is: convert into a native copy.
+  std::vector<uint8_t> native(d.bytes);
+  int64_t unused = 0;
+  convert(t, uint64_t(outcount), in, native.data(), false, unused);
+  unpack_data(d, native.data());
+  *position += C(external_size(t, uint64_t(outcount)));
   return MPI_SUCCESS;
 }
 
@@ -156,7 +238,9 @@ int pack_size(const char *fn_, const char *datarep, C incount, MPI_Datatype data
   Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK(c, incount >= 0, MPI_ERR_COUNT, "negative incount %lld", (long long)incount);
   PAMIR_CHECK(c, size, MPI_ERR_ARG, "size is NULL");
-  const unsigned __int128 bytes = (unsigned __int128)uint64_t(t->size) * uint64_t(incount);
+  // external32 changes the size of the longs only: per element, the external size of its signature.
+  const uint64_t one = datarep ? external_size(t, 1) : uint64_t(t->size);
+  const unsigned __int128 bytes = (unsigned __int128)one * uint64_t(incount);
   constexpr unsigned __int128 limit = std::is_same_v<C, int> ? INT_MAX : INT64_MAX;
   PAMIR_CHECK(c, bytes <= limit, MPI_ERR_COUNT, "%lld elements of %s do not fit in the size argument",
               (long long)incount, type_name(t));

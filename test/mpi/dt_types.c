@@ -542,6 +542,48 @@ static void test_external32(void) {
   MPI_Unpack_external("external32", out, pos, &back, &w, 1, t);
   CHECK(back == pos && w.s == -3 && w.i == 77 && w.d == 2.5 && w.l == 1.25L, "external32 round trip");
   MPI_Type_free(&t);
+
+  /* MPI_LONG and MPI_UNSIGNED_LONG are 4 bytes in external32 (8 natively): sizes, big-endian bytes,
+   * sign and zero extension back, a struct that mixes them, and a value that does not fit. */
+  MPI_Aint lsize = 0, usize = 0, pisize = 0;
+  MPI_Pack_external_size("external32", 2, MPI_LONG, &lsize);
+  MPI_Pack_external_size("external32", 3, MPI_UNSIGNED_LONG, &usize);
+  MPI_Pack_external_size("external32", 1, MPI_LONG_INT, &pisize);
+  CHECK(lsize == 8 && usize == 12 && pisize == 8,
+        "external32 sizes: 2 longs %ld, 3 unsigned longs %ld, long+int %ld", (long)lsize, (long)usize,
+        (long)pisize);
+  long longs[2] = {-2, 0x12345678}, longs_back[2] = {0, 0};
+  pos = 0;
+  MPI_Pack_external("external32", longs, 2, MPI_LONG, out, sizeof out, &pos);
+  CHECK(pos == 8 && out[0] == 0xff && out[3] == 0xfe && out[4] == 0x12 && out[7] == 0x78,
+        "external32 longs: position %ld, bytes %02x..%02x %02x..%02x", (long)pos, out[0], out[3], out[4],
+        out[7]);
+  back = 0;
+  MPI_Unpack_external("external32", out, pos, &back, longs_back, 2, MPI_LONG);
+  CHECK(back == 8 && longs_back[0] == -2 && longs_back[1] == 0x12345678, "external32 longs back: %ld %ld",
+        longs_back[0], longs_back[1]);
+  unsigned long ul = 0xfffffffeUL, ul_back = 0;
+  pos = 0;
+  MPI_Pack_external("external32", &ul, 1, MPI_UNSIGNED_LONG, out, sizeof out, &pos);
+  back = 0;
+  MPI_Unpack_external("external32", out, pos, &back, &ul_back, 1, MPI_UNSIGNED_LONG);
+  CHECK(pos == 4 && ul_back == 0xfffffffeUL, "external32 unsigned long round trip: %lx", ul_back);
+  struct {
+    long l;
+    int i;
+  } li = {-5, 9}, li_back = {0, 0};
+  pos = 0;
+  MPI_Pack_external("external32", &li, 1, MPI_LONG_INT, out, sizeof out, &pos);
+  back = 0;
+  MPI_Unpack_external("external32", out, pos, &back, &li_back, 1, MPI_LONG_INT);
+  CHECK(pos == 8 && li_back.l == -5 && li_back.i == 9, "external32 MPI_LONG_INT: %ld bytes, %ld %d",
+        (long)pos, li_back.l, li_back.i);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  long big = 1L << 40;
+  pos = 0;
+  CHECK(err_class(MPI_Pack_external("external32", &big, 1, MPI_LONG, out, sizeof out, &pos)) == MPI_ERR_ARG,
+        "a long beyond 32 bits is refused");
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 }
 
 /* MPI_Get_elements and MPI_Get_count on a derived type, from the bytes a status carries. */
