@@ -1,5 +1,8 @@
-// Attribute caching on communicators (MPI 4.1 §7.7): keyvals, set/get/delete, copy callbacks on
-// MPI_Comm_dup, delete callbacks on MPI_Comm_free, and the predefined attributes.
+// Attribute caching (MPI 4.1 §7.7) on communicators and datatypes: keyvals, set/get/delete, copy
+// callbacks on MPI_Comm_dup and MPI_Type_dup, delete callbacks on MPI_Comm_free and MPI_Type_free, and
+// the predefined attributes of communicators. One implementation serves both kinds of object
+// (`Owner<T>`: the handle, the reference a running callback holds, where errors are raised); a keyval
+// belongs to the kind it was created for, and using it on the other kind is MPI_ERR_KEYVAL.
 //
 // A keyval is reference counted: the user's integer is one reference, every attribute cached with it
 // another, so a keyval freed while attributes still use it lives until the last of them is deleted
@@ -43,6 +46,39 @@ Keyvals &keyvals() {
   static auto *k = new Keyvals;
   return *k;
 }
+
+template <typename T>
+struct Owner;
+template <>
+struct Owner<Comm> {
+  using Handle = MPI_Comm;
+  using CopyFn = MPI_Comm_copy_attr_function;
+  using DeleteFn = MPI_Comm_delete_attr_function;
+  static constexpr KeyvalKind kKind = KeyvalKind::comm;
+  static constexpr const char *kWhat = "communicators";
+  static Handle handle(Comm *c) { return comm_handle(c); }
+  // A reference while a callback runs unlocked: the callback or another thread may free the object
+  // meanwhile, and the code after the callback still reads its attributes.
+  static void hold(Comm *c) {
+    if (!c->predefined) ++c->refs;
+  }
+  static void release(Comm *c) { comm_release(c); }
+  static Comm *raise_on(Comm *c) { return c; }
+};
+template <>
+struct Owner<Datatype> {
+  using Handle = MPI_Datatype;
+  using CopyFn = MPI_Type_copy_attr_function;
+  using DeleteFn = MPI_Type_delete_attr_function;
+  static constexpr KeyvalKind kKind = KeyvalKind::type;
+  static constexpr const char *kWhat = "datatypes";
+  static Handle handle(Datatype *t) { return handle_of_type(t); }
+  static void hold(Datatype *t) {
+    if (!t->predefined) ++t->refs;
+  }
+  static void release(Datatype *t) { datatype_release(t); }
+  static Comm *raise_on(Datatype *) { return nullptr; }  // no error handler: MPI_COMM_SELF's
+};
 
 bool predefined_keyval(int k) {
   switch (k) {
@@ -100,14 +136,9 @@ int callback_failed(Comm *c, const char *fn, const char *which, int keyval, int 
                keyval, rc);
 }
 
-// A reference on c while a callback runs unlocked: the callback or another thread may free c meanwhile,
-// and the code after the callback still reads c's attributes.
-void comm_hold(Comm *c) {
-  if (!c->predefined) ++c->refs;
-}
-
 // Removes attribute `id` from c (its delete callback done or not wanted).
-void drop(Comm *c, int id) {
+template <typename T>
+void drop(T *c, int id) {
   auto it = c->attrs.find(id);
   if (it == c->attrs.end()) return;
   Keyval *k = it->second.keyval;
@@ -119,19 +150,21 @@ void drop(Comm *c, int id) {
 // deletion is already running; then, when the callback succeeded, `remove` is set and the attribute
 // still holds the value deleted, removes it. Returns MPI_SUCCESS or the callback's error, raised as an
 // error of `fn` unless fn is null.
-int delete_value(Comm *c, int id, bool remove, const char *fn) {
+template <typename T>
+int delete_value(T *c, int id, bool remove, const char *fn) {
+  using O = Owner<T>;
   auto it = c->attrs.find(id);
   if (it == c->attrs.end() || it->second.deleting) return MPI_SUCCESS;
   const Attr a = it->second;
-  MPI_Comm_delete_attr_function *del = a.keyval->del;
-  if (del == MPI_COMM_NULL_DELETE_FN) {
+  auto *del = reinterpret_cast<typename O::DeleteFn *>(a.keyval->del);
+  if (!del) {  // MPI_COMM_NULL_DELETE_FN, MPI_TYPE_NULL_DELETE_FN
     if (remove) drop(c, id);
     return MPI_SUCCESS;
   }
   it->second.deleting = true;
   ++a.keyval->refs;  // the callback may free the keyval, and the attribute may go meanwhile
-  comm_hold(c);
-  const MPI_Comm h = comm_handle(c);
+  O::hold(c);
+  const typename O::Handle h = O::handle(c);
   void *extra = a.keyval->extra_state;
   int rc;
   {
@@ -143,18 +176,14 @@ int delete_value(Comm *c, int id, bool remove, const char *fn) {
     it->second.deleting = false;
     if (rc == MPI_SUCCESS && remove) drop(c, id);
   }
-  if (rc != MPI_SUCCESS && fn) rc = callback_failed(c, fn, "delete", id, rc);
+  if (rc != MPI_SUCCESS && fn) rc = callback_failed(O::raise_on(c), fn, "delete", id, rc);
   keyval_release(a.keyval);
-  comm_release(c);
+  O::release(c);
   return rc;
 }
 
-// Deletes one attribute, callback first. Returns MPI_SUCCESS or the raised error.
-int delete_one(Comm *c, int id, const char *fn) {
-  return delete_value(c, id, true, fn);
-}
-
-void store(Comm *c, int id, Keyval *k, void *value) {
+template <typename T>
+void store(T *c, int id, Keyval *k, void *value) {
   auto it = c->attrs.find(id);
   if (it == c->attrs.end()) {
     ++k->refs;
@@ -173,13 +202,22 @@ Keyval *keyval_of(int k) {
   return it == live.end() ? nullptr : it->second;
 }
 
-int create_keyval(const char *fn_, MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
-                  int *keyval, void *extra_state) {
+// Why keyval `id` cannot serve objects of kind `kind` (nullptr: it can): unknown, or another kind's.
+const char *bad_keyval(int id, KeyvalKind kind) {
+  const Keyval *k = keyval_of(id);
+  if (!k) return "is not a valid keyval";
+  if (k->kind != kind)
+    return k->kind == KeyvalKind::comm ? "was created for communicators" : "was created for datatypes";
+  return nullptr;
+}
+
+int create_keyval(const char *fn_, KeyvalKind kind, MPI_Comm_copy_attr_function *copy,
+                  MPI_Comm_delete_attr_function *del, int *keyval, void *extra_state) {
   PAMIR_CHECK(nullptr, keyval, MPI_ERR_ARG, "keyval is NULL");
   Keyvals &ks = keyvals();
   PAMIR_CHECK(nullptr, ks.next < INT_MAX, MPI_ERR_OTHER, "out of keyval integers");
   Keyval *k = pool<Keyval>().make();
-  k->kind = KeyvalKind::comm;
+  k->kind = kind;
   k->copy = copy;
   k->del = del;
   k->extra_state = extra_state;
@@ -189,28 +227,33 @@ int create_keyval(const char *fn_, MPI_Comm_copy_attr_function *copy, MPI_Comm_d
   return MPI_SUCCESS;
 }
 
-int free_keyval(const char *fn_, int *keyval) {
+int free_keyval(const char *fn_, KeyvalKind kind, int *keyval) {
   PAMIR_CHECK(nullptr, keyval, MPI_ERR_ARG, "keyval is NULL");
   PAMIR_CHECK(nullptr, !predefined_keyval(*keyval), MPI_ERR_KEYVAL, "predefined keyval %d cannot be freed",
               *keyval);
+  const char *why = bad_keyval(*keyval, kind);
+  PAMIR_CHECK(nullptr, !why, MPI_ERR_KEYVAL, "keyval %d %s", *keyval, why);
   Keyval *k = keyval_of(*keyval);
-  PAMIR_CHECK(nullptr, k, MPI_ERR_KEYVAL, "%d is not a valid keyval", *keyval);
   keyvals().live.erase(*keyval);
   keyval_release(k);  // attributes still cached with it keep it alive
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
 
-int set_attr(const char *fn_, MPI_Comm comm, int keyval, void *value) {
-  Comm *c = PAMIR_COMM(comm);
-  PAMIR_CHECK(c, !predefined_keyval(keyval), MPI_ERR_KEYVAL, "predefined attribute %d cannot be set", keyval);
+template <typename T>
+int set_attr(const char *fn_, T *c, int keyval, void *value) {
+  using O = Owner<T>;
+  Comm *e = O::raise_on(c);
+  PAMIR_CHECK(e, O::kKind != KeyvalKind::comm || !predefined_keyval(keyval), MPI_ERR_KEYVAL,
+              "predefined attribute %d cannot be set", keyval);
+  const char *why = bad_keyval(keyval, O::kKind);
+  PAMIR_CHECK(e, !why, MPI_ERR_KEYVAL, "keyval %d %s", keyval, why);
   Keyval *k = keyval_of(keyval);
-  PAMIR_CHECK(c, k, MPI_ERR_KEYVAL, "%d is not a valid keyval", keyval);
   // Replacing a value deletes the old one first (MPI 4.1 §7.7.2). That callback runs unlocked, so a value
   // set meanwhile (by the callback or another thread) is an old value too, deleted in turn; one whose
   // deletion runs elsewhere is that deletion's. k and c are held for the store after the callbacks.
   ++k->refs;
-  comm_hold(c);
+  O::hold(c);
   int rc = MPI_SUCCESS;
   for (;;) {
     auto it = c->attrs.find(keyval);
@@ -222,61 +265,65 @@ int set_attr(const char *fn_, MPI_Comm comm, int keyval, void *value) {
   }
   if (rc == MPI_SUCCESS) store(c, keyval, k, value);
   keyval_release(k);
-  comm_release(c);
+  O::release(c);
   return rc;
 }
 
-int get_attr(const char *fn_, MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
-  Comm *c = PAMIR_COMM(comm);
-  PAMIR_CHECK(c, attribute_val && flag, MPI_ERR_ARG, "attribute_val or flag is NULL");
-  if (predefined_keyval(keyval)) {
+template <typename T>
+int get_attr(const char *fn_, T *c, int keyval, void *attribute_val, int *flag) {
+  using O = Owner<T>;
+  Comm *e = O::raise_on(c);
+  PAMIR_CHECK(e, attribute_val && flag, MPI_ERR_ARG, "attribute_val or flag is NULL");
+  if (O::kKind == KeyvalKind::comm && predefined_keyval(keyval)) {
     *static_cast<void **>(attribute_val) = predefined_value(keyval);
     *flag = 1;
     return MPI_SUCCESS;
   }
   // A freed keyval stays valid for the attributes still cached with it (MPI 4.1 §7.7.2).
   auto it = c->attrs.find(keyval);
-  PAMIR_CHECK(c, it != c->attrs.end() || keyval_of(keyval), MPI_ERR_KEYVAL, "%d is not a valid keyval",
-              keyval);
+  const char *why = it != c->attrs.end() ? nullptr : bad_keyval(keyval, O::kKind);
+  PAMIR_CHECK(e, !why, MPI_ERR_KEYVAL, "keyval %d %s", keyval, why);
   *flag = it != c->attrs.end();
   if (*flag) *static_cast<void **>(attribute_val) = it->second.value;
   return MPI_SUCCESS;
 }
 
-int delete_attr(const char *fn_, MPI_Comm comm, int keyval) {
-  Comm *c = PAMIR_COMM(comm);
-  PAMIR_CHECK(c, !predefined_keyval(keyval), MPI_ERR_KEYVAL, "predefined attribute %d cannot be deleted",
-              keyval);
+template <typename T>
+int delete_attr(const char *fn_, T *c, int keyval) {
+  using O = Owner<T>;
+  Comm *e = O::raise_on(c);
+  PAMIR_CHECK(e, O::kKind != KeyvalKind::comm || !predefined_keyval(keyval), MPI_ERR_KEYVAL,
+              "predefined attribute %d cannot be deleted", keyval);
   // A freed keyval stays valid for deleting the attributes still cached with it (MPI 4.1 §7.7.2).
-  PAMIR_CHECK(c, c->attrs.count(keyval) || keyval_of(keyval), MPI_ERR_KEYVAL, "%d is not a valid keyval",
-              keyval);
-  return delete_one(c, keyval, fn_);
+  const char *why = c->attrs.count(keyval) ? nullptr : bad_keyval(keyval, O::kKind);
+  PAMIR_CHECK(e, !why, MPI_ERR_KEYVAL, "keyval %d %s", keyval, why);
+  return delete_value(c, keyval, true, fn_);
 }
 
-}  // namespace
-
-int attrs_copy(Comm *from, Comm *to, const char *fn) {
+template <typename T>
+int copy_all(T *from, T *to, const char *fn) {
+  using O = Owner<T>;
   // Copy callbacks run unlocked and may change from's attributes, as may another thread: work from a
   // snapshot of the keys and look each up again. `to` is not visible to the user yet.
   std::vector<int> ids;
   for (const auto &kv : from->attrs) ids.push_back(kv.first);
-  comm_hold(from);
+  O::hold(from);
   int rc = MPI_SUCCESS, failed_id = 0;
   for (int id : ids) {
     auto it = from->attrs.find(id);
     // A value being deleted is not copied: that deletion comes first.
     if (it == from->attrs.end() || it->second.deleting) continue;
     const Attr a = it->second;
-    MPI_Comm_copy_attr_function *copy = a.keyval->copy;
-    if (copy == MPI_COMM_NULL_COPY_FN) continue;
+    auto *copy = reinterpret_cast<typename O::CopyFn *>(a.keyval->copy);
+    if (!copy) continue;  // MPI_COMM_NULL_COPY_FN, MPI_TYPE_NULL_COPY_FN
     void *out = a.value;
     int flag = 1;
     Keyval *k = a.keyval;
-    ++k->refs;  // the callback may free the keyval; the copy still uses it
-    if (copy != MPI_COMM_DUP_FN) {
+    ++k->refs;                                     // the callback may free the keyval; the copy still uses it
+    if (reinterpret_cast<uintptr_t>(copy) != 1) {  // not MPI_COMM_DUP_FN, MPI_TYPE_DUP_FN
       out = nullptr;
       flag = 0;
-      const MPI_Comm h = comm_handle(from);
+      const typename O::Handle h = O::handle(from);
       void *extra = k->extra_state;
       Unlocked unlocked;
       rc = copy(h, id, extra, a.value, &out, &flag);
@@ -295,13 +342,14 @@ int attrs_copy(Comm *from, Comm *to, const char *fn) {
       (void)delete_value(to, id, true, nullptr);
       drop(to, id);
     }
-    rc = callback_failed(from, fn, "copy", failed_id, rc);
+    rc = callback_failed(O::raise_on(from), fn, "copy", failed_id, rc);
   }
-  comm_release(from);
+  O::release(from);
   return rc;
 }
 
-int attrs_delete_all(Comm *c, const char *fn) {
+template <typename T>
+int delete_all(T *c, const char *fn) {
   for (;;) {
     // The most recently set first; one whose deletion runs elsewhere is left to it.
     const Attr *last = nullptr;
@@ -316,9 +364,31 @@ int attrs_delete_all(Comm *c, const char *fn) {
   }
 }
 
-void attrs_forget(Comm *c) {
+template <typename T>
+void forget_all(T *c) {
   for (auto &kv : c->attrs) keyval_release(kv.second.keyval);
   c->attrs.clear();
+}
+
+}  // namespace
+
+int attrs_copy(Comm *from, Comm *to, const char *fn) {
+  return copy_all(from, to, fn);
+}
+int attrs_copy(Datatype *from, Datatype *to, const char *fn) {
+  return copy_all(from, to, fn);
+}
+int attrs_delete_all(Comm *c, const char *fn) {
+  return delete_all(c, fn);
+}
+int attrs_delete_all(Datatype *t, const char *fn) {
+  return delete_all(t, fn);
+}
+void attrs_forget(Comm *c) {
+  forget_all(c);
+}
+void attrs_forget(Datatype *t) {
+  forget_all(t);
 }
 
 }  // namespace pamir::mpi
@@ -329,7 +399,8 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                             MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
                             void *extra_state) {
   PAMIR_ENTER("MPI_Comm_create_keyval");
-  return create_keyval(fn_, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+  return create_keyval(fn_, KeyvalKind::comm, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval,
+                       extra_state);
 }
 PAMIR_ALIAS(Comm_create_keyval);
 
@@ -337,55 +408,92 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
                        void *extra_state) {
   PAMIR_ENTER("MPI_Keyval_create");
   // The deprecated callback types have the same signatures as the MPI_Comm_* ones.
-  return create_keyval(fn_, reinterpret_cast<MPI_Comm_copy_attr_function *>(copy_fn),
+  return create_keyval(fn_, KeyvalKind::comm, reinterpret_cast<MPI_Comm_copy_attr_function *>(copy_fn),
                        reinterpret_cast<MPI_Comm_delete_attr_function *>(delete_fn), keyval, extra_state);
 }
 PAMIR_ALIAS(Keyval_create);
 
 int PMPI_Comm_free_keyval(int *comm_keyval) {
   PAMIR_ENTER("MPI_Comm_free_keyval");
-  return free_keyval(fn_, comm_keyval);
+  return free_keyval(fn_, KeyvalKind::comm, comm_keyval);
 }
 PAMIR_ALIAS(Comm_free_keyval);
 
 int PMPI_Keyval_free(int *keyval) {
   PAMIR_ENTER("MPI_Keyval_free");
-  return free_keyval(fn_, keyval);
+  return free_keyval(fn_, KeyvalKind::comm, keyval);
 }
 PAMIR_ALIAS(Keyval_free);
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) {
   PAMIR_ENTER("MPI_Comm_set_attr");
-  return set_attr(fn_, comm, comm_keyval, attribute_val);
+  return set_attr(fn_, PAMIR_COMM(comm), comm_keyval, attribute_val);
 }
 PAMIR_ALIAS(Comm_set_attr);
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) {
   PAMIR_ENTER("MPI_Attr_put");
-  return set_attr(fn_, comm, keyval, attribute_val);
+  return set_attr(fn_, PAMIR_COMM(comm), keyval, attribute_val);
 }
 PAMIR_ALIAS(Attr_put);
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
   PAMIR_ENTER("MPI_Comm_get_attr");
-  return get_attr(fn_, comm, comm_keyval, attribute_val, flag);
+  return get_attr(fn_, PAMIR_COMM(comm), comm_keyval, attribute_val, flag);
 }
 PAMIR_ALIAS(Comm_get_attr);
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
   PAMIR_ENTER("MPI_Attr_get");
-  return get_attr(fn_, comm, keyval, attribute_val, flag);
+  return get_attr(fn_, PAMIR_COMM(comm), keyval, attribute_val, flag);
 }
 PAMIR_ALIAS(Attr_get);
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
   PAMIR_ENTER("MPI_Comm_delete_attr");
-  return delete_attr(fn_, comm, comm_keyval);
+  return delete_attr(fn_, PAMIR_COMM(comm), comm_keyval);
 }
 PAMIR_ALIAS(Comm_delete_attr);
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
   PAMIR_ENTER("MPI_Attr_delete");
-  return delete_attr(fn_, comm, keyval);
+  return delete_attr(fn_, PAMIR_COMM(comm), keyval);
 }
 PAMIR_ALIAS(Attr_delete);
+
+// --- datatypes -------------------------------------------------------------------------------------
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                            void *extra_state) {
+  PAMIR_ENTER("MPI_Type_create_keyval");
+  // Kept under the communicator signatures; the calls cast them back (Owner<Datatype>).
+  return create_keyval(
+      fn_, KeyvalKind::type, reinterpret_cast<MPI_Comm_copy_attr_function *>(type_copy_attr_fn),
+      reinterpret_cast<MPI_Comm_delete_attr_function *>(type_delete_attr_fn), type_keyval, extra_state);
+}
+PAMIR_ALIAS(Type_create_keyval);
+
+int PMPI_Type_free_keyval(int *type_keyval) {
+  PAMIR_ENTER("MPI_Type_free_keyval");
+  return free_keyval(fn_, KeyvalKind::type, type_keyval);
+}
+PAMIR_ALIAS(Type_free_keyval);
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) {
+  PAMIR_ENTER("MPI_Type_set_attr");
+  return set_attr(fn_, PAMIR_ANY_TYPE(nullptr, datatype), type_keyval, attribute_val);
+}
+PAMIR_ALIAS(Type_set_attr);
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) {
+  PAMIR_ENTER("MPI_Type_get_attr");
+  return get_attr(fn_, PAMIR_ANY_TYPE(nullptr, datatype), type_keyval, attribute_val, flag);
+}
+PAMIR_ALIAS(Type_get_attr);
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+  PAMIR_ENTER("MPI_Type_delete_attr");
+  return delete_attr(fn_, PAMIR_ANY_TYPE(nullptr, datatype), type_keyval);
+}
+PAMIR_ALIAS(Type_delete_attr);

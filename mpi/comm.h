@@ -12,6 +12,7 @@
 #include "collectives/mask.h"
 #include "collectives/nodes.h"
 #include "collectives/shm_slot.h"
+#include "mpi/attr.h"
 #include "mpi/errors.h"
 #include "mpi/object.h"
 
@@ -28,28 +29,6 @@ struct Group : Object {
 
 Group *group_make(std::vector<uint32_t> tasks);  // computes `rank`
 Group *group_empty();
-
-enum class KeyvalKind { comm, type, win };
-
-struct Keyval : Object {
-  static constexpr Kind kKind = Kind::keyval;
-  KeyvalKind kind = KeyvalKind::comm;
-  // Stored as the generic (comm) signatures; MPI_*_DUP_FN and MPI_*_NULL_*_FN sentinels included.
-  MPI_Comm_copy_attr_function *copy = nullptr;
-  MPI_Comm_delete_attr_function *del = nullptr;
-  void *extra_state = nullptr;
-  int id = 0;  // the keyval integer handed to the user
-};
-
-struct Attr {
-  Keyval *keyval;
-  void *value;
-  // When the value was set (a counter over all attributes): the delete order, and how a deletion whose
-  // callback ran unlocked tells afterwards whether the value it deleted was replaced meanwhile.
-  uint64_t seq = 0;
-  // The value's delete callback is running (unlocked): no other deletion runs it again.
-  bool deleting = false;
-};
 
 // A virtual topology (MPI chapter 8), fixed at creation and shared by duplicates.
 struct Topology {
@@ -128,12 +107,5 @@ int comm_split(Comm *c, const char *fn, int color, int key, Comm **out);
 // A duplicate of parent's group with context ctx (no hints, attributes or forced algorithms yet).
 Comm *comm_dup_of(Comm *parent, uint16_t ctx);
 void comm_release(Comm *c);
-
-// Attributes: copy on dup, delete on free (MPI_COMM_SELF's first at finalize). The user callbacks run
-// with the library lock released.
-int attrs_copy(Comm *from, Comm *to, const char *fn);
-int attrs_delete_all(Comm *c, const char *fn);
-// Drops what c still caches without callbacks (c is being destroyed), giving the keyvals back.
-void attrs_forget(Comm *c);
 
 }  // namespace pamir::mpi

@@ -222,6 +222,7 @@ void datatype_release(Datatype *t) {
   if (!t || t->predefined || --t->refs > 0) return;
   for (Datatype *p : t->parts) datatype_release(p);
   t->parts.clear();
+  attrs_forget(t);  // MPI_Type_free deleted them, callbacks and all; any set since go without
   pool<Datatype>().destroy(t);
 }
 

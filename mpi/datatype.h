@@ -6,11 +6,13 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "collectives/reduce_ops.h"
 #include "datatype/layout.h"
+#include "mpi/attr.h"
 #include "mpi/object.h"
 
 namespace pamir::mpi {
@@ -26,12 +28,14 @@ struct Datatype : Object {
   bool dense = true;       // any number of elements is one piece of size * count bytes at buf + first
   int64_t first = 0;       // offset of the first data byte (dense types)
   bool committed = true;
+  bool permanent = false;  // MPI_Type_create_f90_*'s: predefined in all but the handle, never freed
   coll::ElemType elem = coll::ElemType::none;  // what reductions see (none: not reducible)
   bool any_signature = false;  // only MPI_BYTE / MPI_PACKED: matches any signature (PAMIR_CHECK_SIGNATURE)
   uint64_t elem_count = 1;     // basic elements a predefined operation sees in one element (derived types)
   const char *predefined_name = nullptr;
   uintptr_t predefined_value = 0;  // the handle of a predefined type
   std::string name;                // MPI_Type_set_name
+  std::map<int, Attr> attrs;       // keyval id -> value (MPI_Type_set_attr)
   dt::Layout layout;
 
   // How a derived type was made, for MPI_Type_get_envelope / MPI_Type_get_contents. The types it was

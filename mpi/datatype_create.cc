@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <map>
 #include <type_traits>
 #include <vector>
 
@@ -542,16 +543,105 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   t->committed = old->committed;  // a duplicate of a committed type is committed
   t->elem = old->elem;
   t->elem_count = old->elem_count;
+  if (int rc = attrs_copy(old, t, fn_)) {
+    datatype_release(t);
+    *newtype = MPI_DATATYPE_NULL;
+    return rc;
+  }
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Type_dup);
+
+// --- MPI_Type_create_f90_integer, _real, _complex (MPI 5.0 §19.2.5) --------------------------------
+// The type of the Fortran kind SELECTED_INT_KIND(r) or SELECTED_REAL_KIND(p, r) gives with gfortran on
+// this machine (integers of 1, 2, 4, 8, 16 bytes; reals of 4, 8 and 16), with combiner
+// MPI_COMBINER_F90_* and the arguments as its contents. One type per (kind, p, r), made at the first
+// call and handed out again: the standard makes them predefined, so MPI_Type_free refuses them.
+
+namespace {
+
+struct F90Kind {
+  int digits, range;  // the precision (decimal digits) and exponent range a kind offers
+  MPI_Datatype real, complex;
+};
+const F90Kind kF90Reals[] = {{6, 37, MPI_REAL4, MPI_COMPLEX8},
+                                 {15, 307, MPI_REAL8, MPI_COMPLEX16},
+                                 {33, 4931, MPI_REAL16, MPI_COMPLEX32}};
+const struct {
+  int range;
+  MPI_Datatype type;
+} kF90Integers[] = {
+    {2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}, {38, MPI_INTEGER16}};
+
+int f90_type(const char *fn_, int combiner, MPI_Datatype base, std::vector<int> ints, MPI_Datatype *newtype) {
+  static auto *made = new std::map<std::vector<int>, MPI_Datatype>;
+  std::vector<int> key = ints;
+  key.push_back(combiner);
+  if (auto it = made->find(key); it != made->end()) {
+    *newtype = it->second;
+    return MPI_SUCCESS;
+  }
+  Datatype *b = datatype_of(uintptr_t(base));
+  Contents c{combiner, false, std::move(ints), {}, {}, {}};
+  pamir::dt::Layout l = b->layout;
+  if (int rc = make(fn_, std::move(l), std::move(c), newtype)) return rc;
+  Datatype *t = lookup<Datatype>(*newtype);
+  t->committed = true;
+  t->permanent = true;
+  t->elem = b->elem;
+  t->elem_count = b->elem_count;
+  (*made)[key] = *newtype;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) {
+  PAMIR_ENTER("MPI_Type_create_f90_integer");
+  PAMIR_NEWTYPE_CHECKS(newtype);
+  for (const auto &k : kF90Integers)
+    if (r <= k.range) return f90_type(fn_, MPI_COMBINER_F90_INTEGER, k.type, {r}, newtype);
+  return raise(nullptr, fn_, MPI_ERR_ARG, "no integer kind has %d decimal digits (at most %d)", r,
+               kF90Integers[std::size(kF90Integers) - 1].range);
+}
+PAMIR_ALIAS(Type_create_f90_integer);
+
+namespace {
+int f90_real(const char *fn_, int p, int r, bool complex, MPI_Datatype *newtype) {
+  PAMIR_CHECK(nullptr, p != MPI_UNDEFINED || r != MPI_UNDEFINED, MPI_ERR_ARG,
+              "p and r are both MPI_UNDEFINED");
+  for (const F90Kind &k : kF90Reals)
+    if ((p == MPI_UNDEFINED || p <= k.digits) && (r == MPI_UNDEFINED || r <= k.range))
+      return f90_type(fn_, complex ? MPI_COMBINER_F90_COMPLEX : MPI_COMBINER_F90_REAL,
+                      complex ? k.complex : k.real, {p, r}, newtype);
+  return raise(nullptr, fn_, MPI_ERR_ARG, "no real kind has %d digits and an exponent range of %d", p, r);
+}
+}  // namespace
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) {
+  PAMIR_ENTER("MPI_Type_create_f90_real");
+  PAMIR_NEWTYPE_CHECKS(newtype);
+  return f90_real(fn_, p, r, false, newtype);
+}
+PAMIR_ALIAS(Type_create_f90_real);
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) {
+  PAMIR_ENTER("MPI_Type_create_f90_complex");
+  PAMIR_NEWTYPE_CHECKS(newtype);
+  return f90_real(fn_, p, r, true, newtype);
+}
+PAMIR_ALIAS(Type_create_f90_complex);
 
 // Operations that use the type hold references: it lives until the last of them completes.
 int PMPI_Type_free(MPI_Datatype *datatype) {
   PAMIR_ENTER("MPI_Type_free");
   PAMIR_CHECK(nullptr, datatype, MPI_ERR_ARG, "datatype is NULL");
   Datatype *t = PAMIR_ANY_TYPE(nullptr, *datatype);
-  PAMIR_CHECK(nullptr, !t->predefined, MPI_ERR_TYPE, "%s is predefined and cannot be freed", type_name(t));
+  PAMIR_CHECK(nullptr, !t->predefined && !t->permanent, MPI_ERR_TYPE, "%s is predefined and cannot be freed",
+              t->permanent ? "a type of MPI_Type_create_f90_*" : type_name(t));
+  // The attributes' delete callbacks run now (MPI 4.1 §7.7.4), the most recently set first; one that fails
+  // fails the call and leaves the type to the user.
+  if (int rc = attrs_delete_all(t, fn_)) return rc;
   *datatype = MPI_DATATYPE_NULL;
   datatype_release(t);
   return MPI_SUCCESS;
