@@ -108,6 +108,8 @@ int request_error(pamir::Request *r, const char *fn, bool raise_it) {
 }
 
 int request_status(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it) {
+  if (r->kind == ReqKind::generalized) [[unlikely]]
+    return grequest_status(r, status, fn, raise_it);
   status_from(status, r->status);
   if (__builtin_expect(r->status.error == Err::ok, 1)) return MPI_SUCCESS;
   // The code's text keeps the numbers, whatever becomes of the request afterwards.
@@ -117,6 +119,8 @@ int request_status(pamir::Request *r, MPI_Status *status, const char *fn, bool r
 }
 
 int request_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it) {
+  if (r->kind == ReqKind::generalized) [[unlikely]]
+    return grequest_finish(r, status, fn, raise_it);
   const int rc = request_status(r, status, fn, raise_it);
   request_free(r);
   return rc;
@@ -296,10 +300,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) 
   pamir::Request *r = PAMIR_REQUEST(request);
   if (!r->complete) context().advance();
   *flag = r->complete;
-  if (r->complete) {
-    status_from(status, r->status);
-    return request_error(r, fn_, true);
-  }
+  if (r->complete) return request_status(r, status, fn_, true);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Request_get_status);
@@ -310,6 +311,7 @@ int PMPI_Request_free(MPI_Request *request) {
   PAMIR_CHECK(nullptr, *request != MPI_REQUEST_NULL, MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
   pamir::Request *r = PAMIR_REQUEST(*request);
   *request = MPI_REQUEST_NULL;
+  if (r->kind == pamir::ReqKind::generalized) return grequest_free(r, fn_);
   if (r->kind == pamir::ReqKind::persistent) {
     if (int rc = persistent_free(r, fn_)) {
       *request = reinterpret_cast<MPI_Request>(r);  // still the user's
@@ -331,6 +333,7 @@ int PMPI_Cancel(MPI_Request *request) {
   pamir::Request *r = PAMIR_REQUEST(*request);
   // Receives that have not matched are cancelled; a send that has started is not (MPI allows that),
   // and MPI_Test_cancelled then reports false.
+  if (r->kind == pamir::ReqKind::generalized) return grequest_cancel(r, fn_);
   if (r->kind == pamir::ReqKind::recv && !r->complete) context().cancel_recv(r);
   if (r->kind == pamir::ReqKind::persistent) persistent_cancel(r);
   return MPI_SUCCESS;

@@ -69,6 +69,12 @@ inline bool request_inactive(const pamir::Request *r) {
   return r->kind == pamir::ReqKind::persistent && !r->active;
 }
 
+// Generalized requests (mpi/grequest.cc): the status from query_fn; finish: then free_fn, and the
+// request goes; free: MPI_Request_free (free_fn now); cancel: cancel_fn.
+int grequest_status(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it);
+int grequest_finish(pamir::Request *r, MPI_Status *status, const char *fn, bool raise_it);
+int grequest_free(pamir::Request *r, const char *fn);
+int grequest_cancel(pamir::Request *r, const char *fn);
 // MPI_Request_free on an active request: it is released when it completes.
 void request_detach(pamir::Request *r);
 // Operations MPI_Finalize must still wait for (detached requests, buffered sends).
