@@ -16,6 +16,7 @@
 #include "mpi/check.h"
 #include "mpi/context_id.h"
 #include "mpi/info.h"
+#include "mpi/request.h"
 #include "pami/context.h"
 #include "pamir_alias.h"
 
@@ -299,6 +300,7 @@ void comm_release(Comm *c) {
   c->hints.clear();
   c->name.clear();
   c->topo.reset();
+  bsend_comm_release(c);
   pool<Comm>().destroy(c);
 }
 

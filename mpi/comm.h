@@ -46,6 +46,8 @@ struct Topology {
 // non-periodic edge).
 int cart_shifted(const Topology &t, size_t dim, int64_t disp);
 
+struct BsendBuffer;  // mpi/bsend.cc
+
 struct Comm : Object {
   static constexpr Kind kKind = Kind::comm;
   Group *local = nullptr;
@@ -58,6 +60,7 @@ struct Comm : Object {
   std::vector<std::pair<std::string, std::string>> hints;  // MPI_Comm_set_info
   std::string name;
   std::shared_ptr<const Topology> topo;  // null: none (MPI_Topo_test gives MPI_UNDEFINED)
+  BsendBuffer *bsend = nullptr;          // MPI_Comm_attach_buffer's (owned; bsend_comm_release)
   // Per-communicator state of the collectives: the sequence number of the next call (its messages'
   // tag), the partial mask of each collective (seed 002: what does not change per call, computed once
   // at creation), and the algorithm an info key pamir_coll_<name> forces for it (-1: none).

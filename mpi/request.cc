@@ -1,4 +1,4 @@
-// Completion: the Wait and Test families, cancel, free, statuses, and the attached send buffer.
+// Completion: the Wait and Test families, cancel, free and statuses.
 #include "mpi/request.h"
 
 #include <climits>
@@ -136,119 +136,10 @@ size_t detached_outstanding() {
   return detached;
 }
 
-// --- the attached buffer: first fit over a sorted list of used ranges ------------------------------
-
-namespace {
-struct AttachedBuffer {
-  uint8_t *base = nullptr;
-  uint64_t size = 0;
-  std::map<uint64_t, uint64_t> used;  // offset -> length (message + MPI_BSEND_OVERHEAD)
-  size_t active = 0;
-} attached;
-
-void bsend_done(pamir::Request *r) {
-  attached.used.erase(uint64_t(static_cast<uint8_t *>(r->buf) - attached.base) - MPI_BSEND_OVERHEAD);
-  --attached.active;
-  request_release(r);
-}
-}  // namespace
-
-int bsend_start(Comm *c, const char *fn, const void *buf, const Datatype *t, uint64_t count, int dest,
-                int tag) {
-  const Data d = data_of(t, buf, count);
-  const uint64_t bytes = d.bytes;
-  // Exactly what the standard counts per message (MPI_Pack_size + MPI_BSEND_OVERHEAD): rounding up would
-  // refuse a buffer sized by that rule. The copy is bytes, so no alignment is needed.
-  const uint64_t need = bytes + MPI_BSEND_OVERHEAD;
-  if (!attached.base) return raise(c, fn, MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)");
-  // Reclaim ranges of sends that have completed meanwhile.
-  context().advance();
-  uint64_t at = 0;
-  bool found = false;
-  for (auto [off, len] : attached.used) {
-    if (off - at >= need) {
-      found = true;
-      break;
-    }
-    at = off + len;
-  }
-  if (!found && attached.size - at >= need) found = true;
-  if (!found)
-    return raise(
-        c, fn, MPI_ERR_BUFFER,
-        "the attached buffer (%llu bytes) has no room for %llu bytes plus MPI_BSEND_OVERHEAD (%d); %zu "
-        "buffered sends are in flight",
-        (unsigned long long)attached.size, (unsigned long long)bytes, MPI_BSEND_OVERHEAD, attached.active);
-  attached.used[at] = need;
-  ++attached.active;
-  uint8_t *copy = attached.base + at + MPI_BSEND_OVERHEAD;
-  pack_data(d, copy);
-  pamir::Request *r = request_alloc(ReqKind::send);
-  r->ctx = c->ctx;
-  r->source = c->rank;
-  r->tag = tag;
-  r->peer_task = c->task_of(dest);
-  r->buf = copy;
-  r->bytes = bytes;
-  r->mpi_comm = c;
-  r->on_complete = bsend_done;
-  context().start_send(r);
-  return MPI_SUCCESS;
-}
-
-void bsend_drain() {
-  context().wait_until([] { return attached.active == 0; });
-}
-
-static int buffer_attach(const char *fn_, void *buffer, int64_t size) {
-  PAMIR_CHECK(nullptr, size >= 0, MPI_ERR_ARG, "negative size %lld", (long long)size);
-  PAMIR_CHECK(nullptr, buffer || size == 0, MPI_ERR_BUFFER, "buffer is NULL");
-  PAMIR_CHECK(nullptr, buffer != MPI_BUFFER_AUTOMATIC, MPI_ERR_UNSUPPORTED_OPERATION,
-              "MPI_BUFFER_AUTOMATIC is not supported yet");
-  PAMIR_CHECK(nullptr, !attached.base, MPI_ERR_BUFFER, "a buffer is already attached");
-  attached.base = static_cast<uint8_t *>(buffer);
-  attached.size = uint64_t(size);
-  attached.used.clear();
-  attached.active = 0;
-  return MPI_SUCCESS;
-}
-
-template <typename SizeT>
-static int buffer_detach(const char *fn_, void *buffer_addr, SizeT *size) {
-  PAMIR_CHECK(nullptr, buffer_addr && size, MPI_ERR_ARG, "buffer_addr or size is NULL");
-  PAMIR_CHECK(nullptr, attached.base, MPI_ERR_BUFFER, "no buffer is attached");
-  bsend_drain();
-  *static_cast<void **>(buffer_addr) = attached.base;
-  *size = SizeT(attached.size);
-  attached = AttachedBuffer{};
-  return MPI_SUCCESS;
-}
-
 }  // namespace pamir::mpi
 
 using namespace pamir::mpi;
 using pamir::context;
-
-int PMPI_Buffer_attach(void *buffer, int size) {
-  PAMIR_ENTER("MPI_Buffer_attach");
-  return buffer_attach(fn_, buffer, size);
-}
-PAMIR_ALIAS(Buffer_attach);
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) {
-  PAMIR_ENTER("MPI_Buffer_attach_c");
-  return buffer_attach(fn_, buffer, size);
-}
-PAMIR_ALIAS(Buffer_attach_c);
-int PMPI_Buffer_detach(void *buffer_addr, int *size) {
-  PAMIR_ENTER("MPI_Buffer_detach");
-  return buffer_detach(fn_, buffer_addr, size);
-}
-PAMIR_ALIAS(Buffer_detach);
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) {
-  PAMIR_ENTER("MPI_Buffer_detach_c");
-  return buffer_detach(fn_, buffer_addr, size);
-}
-PAMIR_ALIAS(Buffer_detach_c);
 
 // --- single completion ---------------------------------------------------------------------------
 

@@ -95,7 +95,9 @@ int bsend_start(Comm *c, const char *fn, const void *buf, const Datatype *t, uin
                 int tag);
 // Returns a request to the pool, dropping the reference its operation held on a derived datatype.
 void request_free(pamir::Request *r);
-// Waits until every buffered send has left the attached buffer.
+// Waits until every buffered send has left its buffer (MPI_Finalize).
 void bsend_drain();
+// A communicator's last reference goes: its buffer goes too, once its messages have left.
+void bsend_comm_release(Comm *c);
 
 }  // namespace pamir::mpi
