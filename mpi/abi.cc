@@ -90,7 +90,7 @@ H from_int(int v, Kind kind, H null_handle) {
   return o ? reinterpret_cast<H>(handle_value(static_cast<Object *>(o))) : null_handle;
 }
 
-// Kinds with no user objects yet (files, sessions, windows): only the predefined handles have
+// Kinds with no user objects yet (files, windows): only the predefined handles have
 // integers.
 template <typename H>
 int predefined_to_int(H h, H null_handle) {
@@ -320,11 +320,11 @@ MPI_File PMPI_File_fromint(int file) {
 PAMIR_ALIAS(File_fromint);
 
 int PMPI_Session_toint(MPI_Session session) {
-  return predefined_to_int(session, MPI_SESSION_NULL);
+  return to_int(session, Kind::session, MPI_SESSION_NULL);
 }
 PAMIR_ALIAS(Session_toint);
 MPI_Session PMPI_Session_fromint(int session) {
-  return predefined_from_int(session, MPI_SESSION_NULL);
+  return from_int(session, Kind::session, MPI_SESSION_NULL);
 }
 PAMIR_ALIAS(Session_fromint);
 

@@ -11,6 +11,7 @@
 
 #include "mpi/check.h"
 #include "mpi/request.h"
+#include "mpi/session.h"
 #include "pami/context.h"
 #include "pamir_alias.h"
 
@@ -20,7 +21,7 @@ struct BsendBuffer {
   uint8_t *base = nullptr;
   uint64_t size = 0;
   bool automatic = false;
-  bool orphan = false;  // its communicator is gone: deleted when its last message has left
+  bool orphan = false;                    // its communicator is gone: deleted when its last message has left
   std::map<uint64_t, uint64_t> used;      // offset -> length (message + MPI_BSEND_OVERHEAD)
   size_t active = 0;                      // buffered sends in flight
   std::vector<pamir::Request *> flushes;  // nonblocking flushes waiting for active == 0
@@ -54,9 +55,20 @@ void bsend_done(pamir::Request *r) {
   if (b->orphan && b->active == 0) delete b;
 }
 
-// The buffer a send on c uses: c's own, else the process's.
+// The buffer a send on c uses: c's own, else its session's, else the process's.
 BsendBuffer *buffer_for(Comm *c) {
-  return c->bsend && c->bsend->attached() ? c->bsend : &g_process;
+  if (c->bsend && c->bsend->attached()) return c->bsend;
+  if (c->session && c->session->bsend && c->session->bsend->attached()) return c->session->bsend;
+  return &g_process;
+}
+
+// A buffer whose owner goes: at once, or with the last of its messages still leaving.
+void orphan(BsendBuffer *b) {
+  if (!b) return;
+  if (b->active)
+    b->orphan = true;
+  else
+    delete b;
 }
 
 // Where `need` bytes fit in b, or false.
@@ -167,12 +179,18 @@ void bsend_drain() {
 void bsend_comm_release(Comm *c) {
   BsendBuffer *b = c->bsend;
   c->bsend = nullptr;
-  if (!b) return;
-  // Messages still leaving give their ranges back to it: it goes with the last of them.
-  if (b->active)
-    b->orphan = true;
-  else
-    delete b;
+  orphan(b);  // messages still leaving give their ranges back to it
+}
+
+BsendBuffer *session_buffer(Session *s) {
+  if (!s->bsend) s->bsend = new BsendBuffer;
+  return s->bsend;
+}
+
+void bsend_session_release(Session *s) {
+  BsendBuffer *b = s->bsend;
+  s->bsend = nullptr;
+  orphan(b);
 }
 
 }  // namespace pamir::mpi
@@ -255,3 +273,50 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) {
   return iflush(fn_, c, c->bsend, request);
 }
 PAMIR_ALIAS(Comm_iflush_buffer);
+
+namespace {
+#define SESSION_OF(h)                                                                                    \
+  ({                                                                                                     \
+    Session *s_ = lookup<Session>(h);                                                                    \
+    if (__builtin_expect(!s_, 0)) return raise(nullptr, fn_, MPI_ERR_SESSION, "invalid session handle"); \
+    s_;                                                                                                  \
+  })
+}  // namespace
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) {
+  PAMIR_ENTER("MPI_Session_attach_buffer");
+  Session *s = SESSION_OF(session);
+  return attach(fn_, nullptr, session_buffer(s), buffer, size);
+}
+PAMIR_ALIAS(Session_attach_buffer);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) {
+  PAMIR_ENTER("MPI_Session_attach_buffer_c");
+  Session *s = SESSION_OF(session);
+  return attach(fn_, nullptr, session_buffer(s), buffer, size);
+}
+PAMIR_ALIAS(Session_attach_buffer_c);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) {
+  PAMIR_ENTER("MPI_Session_detach_buffer");
+  Session *s = SESSION_OF(session);
+  return detach(fn_, nullptr, s->bsend, buffer_addr, size);
+}
+PAMIR_ALIAS(Session_detach_buffer);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) {
+  PAMIR_ENTER("MPI_Session_detach_buffer_c");
+  Session *s = SESSION_OF(session);
+  return detach(fn_, nullptr, s->bsend, buffer_addr, size);
+}
+PAMIR_ALIAS(Session_detach_buffer_c);
+int PMPI_Session_flush_buffer(MPI_Session session) {
+  PAMIR_ENTER("MPI_Session_flush_buffer");
+  Session *s = SESSION_OF(session);
+  if (s->bsend) drain(s->bsend);
+  return MPI_SUCCESS;
+}
+PAMIR_ALIAS(Session_flush_buffer);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) {
+  PAMIR_ENTER("MPI_Session_iflush_buffer");
+  Session *s = SESSION_OF(session);
+  return iflush(fn_, nullptr, s->bsend, request);
+}
+PAMIR_ALIAS(Session_iflush_buffer);

@@ -267,6 +267,19 @@ void comms_finalize() {
   context_ids_reset();
 }
 
+Comm *comm_from_group(Group *g, uint16_t ctx, Errhandler *eh) {
+  Comm *c = pool<Comm>().make();
+  c->local = g;
+  if (!g->predefined) ++g->refs;
+  c->rank = g->rank;
+  c->size = g->size();
+  c->ctx = ctx;
+  c->errhandler = eh;
+  if (!eh->predefined) ++eh->refs;
+  comm_coll_init(c);
+  return c;
+}
+
 int comm_split(Comm *c, const char *fn, int color, int key, Comm **out) {
   return split(c, fn, color, key, out);
 }
@@ -300,6 +313,7 @@ void comm_release(Comm *c) {
   c->hints.clear();
   c->name.clear();
   c->topo.reset();
+  c->session = nullptr;
   bsend_comm_release(c);
   pool<Comm>().destroy(c);
 }

@@ -20,10 +20,13 @@ namespace pamir::mpi {
 
 struct Info;
 
+struct Session;
+
 struct Group : Object {
   static constexpr Kind kKind = Kind::group;
   std::vector<uint32_t> tasks;  // job rank (PAMI task) of each group rank
   int rank = MPI_UNDEFINED;     // this process's rank in the group
+  Session *session = nullptr;   // MPI_Group_from_session_pset's session (not owned)
   int size() const { return int(tasks.size()); }
 };
 
@@ -61,6 +64,7 @@ struct Comm : Object {
   std::string name;
   std::shared_ptr<const Topology> topo;  // null: none (MPI_Topo_test gives MPI_UNDEFINED)
   BsendBuffer *bsend = nullptr;          // MPI_Comm_attach_buffer's (owned; bsend_comm_release)
+  Session *session = nullptr;            // made from a session's group (MPI_Comm_create_from_group)
   // Per-communicator state of the collectives: the sequence number of the next call (its messages'
   // tag), the partial mask of each collective (seed 002: what does not change per call, computed once
   // at creation), and the algorithm an info key pamir_coll_<name> forces for it (-1: none).
@@ -104,6 +108,9 @@ void comms_finalize();
 // A new communicator over `group` (a subset of parent's group) with a fresh context id; collective
 // over `parent`. Members outside `group` pass nullptr and get MPI_COMM_NULL.
 int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn);
+// A communicator over g (this process a member) with context ctx and error handler eh, with no parent
+// (MPI_Comm_create_from_group).
+Comm *comm_from_group(Group *g, uint16_t ctx, Errhandler *eh);
 // MPI_Comm_split's work (color MPI_UNDEFINED: *out is nullptr); errors are raised on c.
 int comm_split(Comm *c, const char *fn, int color, int key, Comm **out);
 

@@ -30,6 +30,7 @@
 #include "mpi/context_id.h"
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/coll.h"
@@ -60,6 +61,7 @@ struct ContextIds {
   void reset() {
     std::fill(std::begin(mask), std::end(mask), ~0u);
     mask[0] &= ~3u;  // pairs 0 (MPI_COMM_WORLD) and 1 (MPI_COMM_SELF)
+    mask[kWords - 1] &= ~(1u << ((kParentlessCtx / 2) % 32));
     eager_in_use = mask_in_use = false;
     queue.clear();
     keys.clear();
@@ -92,8 +94,12 @@ uint64_t agreement_key(uint16_t parent_ctx, AgreeKind kind, uint64_t value) {
   return (uint64_t(parent_ctx) << 48) | (uint64_t(kind) << 46) | (value & ((uint64_t(1) << 46) - 1));
 }
 
-Agreement::Agreement(const coll::Team &team, int32_t tag, uint64_t key, bool member)
-    : NbSchedule(team, tag), key_(key), member_(member), words_(kReduceWords) {
+Agreement::Agreement(const coll::Team &team, int32_t tag, uint64_t key, bool member, uint64_t check)
+    : NbSchedule(team, tag),
+      key_(key),
+      member_(member),
+      check_(check),
+      words_(kReduceWords + (check ? 4 : 0)) {
   may_offload = false;  // its end may run the application's code (attribute copies), and ids() is unlocked
 }
 
@@ -117,6 +123,9 @@ coll::Task Agreement::rounds(coll::Sched &s, Agreement *self) {
       case Round::none:
         self->none_ = true;
         co_return 0;
+      case Round::mismatch:
+        self->mismatch_ = true;
+        co_return 0;
       case Round::again:
         break;
     }
@@ -135,6 +144,10 @@ coll::Task Agreement::reduce(coll::Sched &s, uint32_t *words, size_t n) {
 void Agreement::begin_round() {
   ContextIds &s = ids();
   std::fill(words_.begin(), words_.end(), member_ ? 0u : ~0u);
+  if (check_) {
+    const uint32_t lo = uint32_t(check_), hi = uint32_t(check_ >> 32);
+    std::copy_n(std::begin({lo, hi, ~lo, ~hi}), 4, words_.begin() + kReduceWords);
+  }
   if (!member_) return;
   const bool head = !first_ && !s.mask_in_use && !s.queue.empty() && s.queue.front() == this;
   if (head) {
@@ -156,6 +169,12 @@ Agreement::Round Agreement::end_round(bool failed) {
   if (own_mask_) s.mask_in_use = false;
   own_eager_ = own_mask_ = false;
   if (failed) return Round::failed;
+  if (check_) {
+    const uint32_t lo = uint32_t(check_), hi = uint32_t(check_ >> 32);
+    if (words_[kReduceWords] != lo || words_[kReduceWords + 1] != hi || words_[kReduceWords + 2] != ~lo ||
+        words_[kReduceWords + 3] != ~hi)
+      return Round::mismatch;
+  }
   for (unsigned w = 0; w < kWords; ++w) {
     if (!words_[w]) continue;
     // Only a round every member offered that word to can see it nonzero.
@@ -184,7 +203,7 @@ void Agreement::leave_queue() {
 
 void Agreement::done(int result) {
   leave_queue();
-  finished(result ? result : none_ ? kNoFreeId : 0);  // may delete this
+  finished(result ? result : mismatch_ ? kCheckFailed : none_ ? kNoFreeId : 0);  // may delete this
 }
 
 int BlockingAgreement::wait() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "collectives/schedule.h"
+#include "pami/match.h"
 
 namespace pamir::mpi {
 
@@ -17,7 +18,13 @@ namespace pamir::mpi {
 enum class AgreeKind : uint8_t {
   collective = 0,    // collective over the parent (dup, idup, split, create): value = sequence number
   create_group = 1,  // MPI_Comm_create_group: value = the user's tag
+  from_group = 2,    // MPI_Comm_create_from_group (no parent: kNoParent): value = a hash of the string tag
 };
+constexpr uint16_t kNoParent = 0xFFFF;  // the parent id in the key of an agreement without a parent
+
+// The pair no communicator takes: its collective context carries the agreements of the creations that
+// have no parent (MPI_Comm_create_from_group), among any processes of the job.
+constexpr uint16_t kParentlessCtx = uint16_t(kContextIds - 2);
 uint64_t agreement_key(uint16_t parent_ctx, AgreeKind kind, uint64_t value);
 
 // Rounds of a bitwise AND of the participants' free-pair bitmaps until a pair is free on every member:
@@ -28,10 +35,12 @@ uint64_t agreement_key(uint16_t parent_ctx, AgreeKind kind, uint64_t value);
 class Agreement : public coll::NbSchedule {
  public:
   static constexpr int kNoFreeId = -1;  // the result when every member offered its bitmap and none was free
+  static constexpr int kCheckFailed = -2;  // the members' `check` values differed
 
   // member: whether this process takes the id (processes left out of the new communicator still take
-  // part in the reduction, contributing all ones).
-  Agreement(const coll::Team &team, int32_t tag, uint64_t key, bool member);
+  // part in the reduction, contributing all ones). check: a value every member must give alike (0: none),
+  // reduced with the bitmap as itself and its complement, so that a difference shows in the AND.
+  Agreement(const coll::Team &team, int32_t tag, uint64_t key, bool member, uint64_t check = 0);
   ~Agreement() override;
   void run();
 
@@ -43,7 +52,7 @@ class Agreement : public coll::NbSchedule {
   virtual coll::Task reduce(coll::Sched &s, uint32_t *words, size_t n);
 
  private:
-  enum class Round { agreed, again, none, failed };
+  enum class Round { agreed, again, none, failed, mismatch };
   void done(int result) final;
   void begin_round();
   Round end_round(bool failed);
@@ -56,6 +65,8 @@ class Agreement : public coll::NbSchedule {
   bool own_eager_ = false;
   bool own_mask_ = false;
   bool none_ = false;
+  bool mismatch_ = false;
+  const uint64_t check_;
   std::vector<uint32_t> words_;
 };
 

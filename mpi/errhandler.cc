@@ -65,6 +65,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   PAMIR_ENTER("MPI_Comm_set_errhandler");
   Comm *c = PAMIR_COMM(comm);
   Errhandler *e = PAMIR_ERRHANDLER(c, errhandler);
+  PAMIR_CHECK(c, e->type != Errhandler::Type::session_fn, MPI_ERR_ARG,
+              "the error handler was made for sessions (MPI_Session_create_errhandler)");
   if (!e->predefined) ++e->refs;
   Errhandler *old = c->errhandler;
   c->errhandler = e;

@@ -195,12 +195,12 @@ const char *comm_label(const Comm *comm) {
   return comm == comm_world() ? "MPI_COMM_WORLD" : comm == comm_self() ? "MPI_COMM_SELF" : "the communicator";
 }
 
-[[noreturn]] void die(Comm *comm, int code, bool abort_job) {
+[[noreturn]] void die(const char *label, int code, bool abort_job) {
   std::string text = error_string(code);
   int world_rank = int(context().task());
   std::fprintf(stderr, "Pamir: rank %d: %s\n", world_rank, text.c_str());
-  std::fprintf(stderr, "Pamir: rank %d: the error handler of %s is %s: ending the job\n", world_rank,
-               comm_label(comm), abort_job ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
+  std::fprintf(stderr, "Pamir: rank %d: the error handler of %s is %s: ending the job\n", world_rank, label,
+               abort_job ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
   int cls = error_class(code);
   context().boot().abort(cls > 0 && cls < 256 ? cls : 1, text.c_str());
 }
@@ -251,9 +251,11 @@ int raise_code(Comm *comm, int code) {
     case Errhandler::Type::ret:
       return code;
     case Errhandler::Type::fatal:
-      die(comm, code, false);
+      die(comm_label(comm), code, false);
     case Errhandler::Type::abort:
-      die(comm, code, true);
+      die(comm_label(comm), code, true);
+    case Errhandler::Type::session_fn:  // not settable on a communicator
+      die(comm_label(comm), code, false);
     case Errhandler::Type::comm_fn: {
       // A handler may call a procedure that fails and calls it again (the standard allows it); one
       // whose nested call fails every time would recurse until the stack overflows, so past
@@ -282,6 +284,40 @@ int raise_code(Comm *comm, int code) {
     }
   }
   return code;
+}
+
+int raise_session_code(MPI_Session session, Errhandler *eh, int code) {
+  if (!eh) eh = &eh_fatal;
+  switch (eh->type) {
+    case Errhandler::Type::ret:
+      return code;
+    case Errhandler::Type::abort:
+      die("the session", code, true);
+    case Errhandler::Type::session_fn: {
+      if (handler_depth >= kMaxHandlerDepth) [[unlikely]]
+        die("the session (it recursed 64 handlers deep)", code, false);
+      MPI_Session h = session;
+      int c = code;
+      MPI_Session_errhandler_function *fn = eh->session_fn;
+      Unlocked unlocked;
+      ++handler_depth;
+      fn(&h, &c);
+      --handler_depth;
+      return code;
+    }
+    default:
+      die("the session", code, false);
+  }
+}
+
+int raise_session(MPI_Session session, Errhandler *eh, const char *fn, int cls, const char *fmt, ...) {
+  char reason[400];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  std::string text = std::string(fn) + ": " + class_name(cls) + ": " + reason;
+  return raise_session_code(session, eh, make_code(cls, std::move(text)));
 }
 
 int raise(Comm *comm, const char *fn, int cls, const char *fmt, ...) {

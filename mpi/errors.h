@@ -16,8 +16,9 @@ struct Comm;
 
 struct Errhandler : Object {
   static constexpr Kind kKind = Kind::errhandler;
-  enum class Type { fatal, abort, ret, comm_fn } type = Type::fatal;
+  enum class Type { fatal, abort, ret, comm_fn, session_fn } type = Type::fatal;
   MPI_Comm_errhandler_function *comm_fn = nullptr;
+  MPI_Session_errhandler_function *session_fn = nullptr;
 };
 
 Errhandler *errhandler_fatal();
@@ -31,6 +32,11 @@ Errhandler *errhandler_return();
                                                       ...);
 // Raises an existing code (for example the class of a failed request) on comm's handler.
 [[gnu::cold]] int raise_code(Comm *comm, int code);
+// The same on a session's handler `eh` (mpi/session.cc): a detailed code of class `cls`, or an existing
+// code.
+[[gnu::cold]] [[gnu::format(printf, 5, 6)]] int raise_session(MPI_Session session, Errhandler *eh,
+                                                              const char *fn, int cls, const char *fmt, ...);
+[[gnu::cold]] int raise_session_code(MPI_Session session, Errhandler *eh, int code);
 
 // The "called before MPI_Init / after MPI_Finalize" error: printed, then the process aborts, since no
 // error handler exists yet (the standard's rule for these calls).

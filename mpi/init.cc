@@ -40,6 +40,20 @@ int init(const char *fn, int required, int *provided) {
   State &s = state();
   if (s.finalized) init_failed(fn, "called after MPI_Finalize (MPI cannot be initialized again)");
   if (s.initialized) return raise(nullptr, fn, MPI_ERR_OTHER, "MPI is already initialized");
+  if (!s.up) library_start(fn, required);  // else sessions started it: their thread level holds
+  s.initialized = true;
+  if (provided) *provided = s.thread_level;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+void library_start(const char *fn, int required) {
+  State &s = state();
+  if (s.stopped)
+    init_failed(fn,
+                "the library was started and stopped already (its last session was finalized); Pamir "
+                "cannot start it again in this process");
   std::string why;
   std::vector<std::string> warnings;
   if (!config::load(why, warnings)) init_failed(fn, why);
@@ -59,12 +73,44 @@ int init(const char *fn, int required, int *provided) {
   comms_init();
   s.thread_level = level;
   s.main_thread = pthread_self();
-  s.initialized = true;
-  if (provided) *provided = level;
-  return MPI_SUCCESS;
+  s.up = true;
 }
 
-}  // namespace
+void library_stop() {
+  pamir::Context &ctx = context();
+  // Complete what is still pending: requests freed while active, buffered sends. A freed send that no
+  // receive ever matches keeps this waiting (the program is erroneous, and a large send's data must stay
+  // readable until it is matched); say so once instead of hanging in silence.
+  const auto start = std::chrono::steady_clock::now();
+  bool warned = false;
+  ctx.wait_until([&] {
+    if (detached_outstanding() == 0) return true;
+    if (!warned && std::chrono::steady_clock::now() - start > std::chrono::seconds(kFinalizeWarnSeconds)) {
+      warned = true;
+      std::fprintf(stderr,
+                   "Pamir: rank %u: MPI_Finalize has waited %d s for %zu operations freed with "
+                   "MPI_Request_free while still active (a send that no receive has matched yet, or a "
+                   "receive that no message has reached); it keeps waiting for them\n",
+                   ctx.task(), kFinalizeWarnSeconds, detached_outstanding());
+    }
+    return false;
+  });
+  bsend_drain();
+  // Nobody leaves while a peer may still read its memory or wait for its messages: a barrier of every
+  // process of the job (the library's own, whether or not the program used MPI_COMM_WORLD).
+  Comm *w = comm_world();
+  pamir::coll::Team team{w->rank, w->size, w->coll_ctx(), w->local->tasks.data()};
+  pamir::coll::internal_barrier(team);
+  if (pamir::config::stats.flag) {
+    pamir::print_stats(int(ctx.task()));
+    pamir::coll::print_algorithm_stats(int(ctx.task()));
+  }
+  pamir::progress_thread::shutdown();
+  comms_finalize();
+  ctx.finalize();
+  state().up = false;
+  state().stopped = true;
+}
 
 }  // namespace pamir::mpi
 
@@ -98,39 +144,13 @@ PAMIR_ALIAS(Init_thread);
 
 int PMPI_Finalize(void) {
   PAMIR_ENTER("MPI_Finalize");
-  pamir::Context &ctx = context();
+  PAMIR_CHECK(nullptr, state().initialized, MPI_ERR_OTHER,
+              "MPI_Init was not called (finalize the sessions with MPI_Session_finalize)");
   // MPI_COMM_SELF's attributes go first, while everything else still works (MPI 4.1 §11.2.3).
   if (int rc = attrs_delete_all(comm_self(), fn_)) return rc;
-  // Complete what is still pending: requests freed while active, buffered sends. A freed send that no
-  // receive ever matches keeps this waiting (the program is erroneous, and a large send's data must stay
-  // readable until it is matched); say so once instead of hanging in silence.
-  const auto start = std::chrono::steady_clock::now();
-  bool warned = false;
-  ctx.wait_until([&] {
-    if (detached_outstanding() == 0) return true;
-    if (!warned && std::chrono::steady_clock::now() - start > std::chrono::seconds(kFinalizeWarnSeconds)) {
-      warned = true;
-      std::fprintf(stderr,
-                   "Pamir: rank %u: MPI_Finalize has waited %d s for %zu operations freed with "
-                   "MPI_Request_free while still active (a send that no receive has matched yet, or a "
-                   "receive that no message has reached); it keeps waiting for them\n",
-                   ctx.task(), kFinalizeWarnSeconds, detached_outstanding());
-    }
-    return false;
-  });
-  bsend_drain();
-  // Nobody leaves while a peer may still read its memory or wait for its messages.
-  Comm *w = comm_world();
-  pamir::coll::Team team{w->rank, w->size, w->coll_ctx(), w->local->tasks.data()};
-  pamir::coll::internal_barrier(team);
-  if (pamir::config::stats.flag) {
-    pamir::print_stats(int(ctx.task()));
-    pamir::coll::print_algorithm_stats(int(ctx.task()));
-  }
-  pamir::progress_thread::shutdown();
-  comms_finalize();
-  ctx.finalize();
   state().finalized = true;
+  // Open sessions keep the library running; the last of them stops it.
+  if (state().sessions == 0) library_stop();
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Finalize);

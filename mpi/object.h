@@ -33,19 +33,22 @@ enum class Kind : uint32_t {
   info = 0x494e464f,        // "INFO"
   message = 0x4d534753,     // "MSGS"
   keyval = 0x4b455956,      // "KEYV"
+  session = 0x53455353,     // "SESS"
 };
 constexpr uint32_t kDead = 0xdeadbeef;
 
 struct Object {
-  uint32_t magic;      // the Kind while alive, kDead once freed
-  int32_t int_handle;  // value given out by MPI_<Handle>_toint, 0 until asked for
-  int32_t refs = 1;    // users of the object (a communicator holds its groups, ...)
+  uint32_t magic;           // the Kind while alive, kDead once freed
+  int32_t int_handle;       // value given out by MPI_<Handle>_toint, 0 until asked for
+  int32_t refs = 1;         // users of the object (a communicator holds its groups, ...)
   uint16_t generation = 1;  // bumped each time the memory is reused; never 0
   bool predefined = false;
 };
 
 // The object a user handle names (address bits only; nothing is checked).
-inline Object *object_at(uintptr_t handle) { return reinterpret_cast<Object *>(handle & kAddressMask); }
+inline Object *object_at(uintptr_t handle) {
+  return reinterpret_cast<Object *>(handle & kAddressMask);
+}
 // Whether a non-predefined handle names a live object of `kind` of the generation the handle carries.
 inline bool handle_live(uintptr_t handle, uint32_t kind) {
   const Object *o = object_at(handle);
@@ -113,7 +116,8 @@ inline bool is_freed(H h) {
   const uintptr_t v = reinterpret_cast<uintptr_t>(h);
   if (v < kPredefinedLimit) return false;
   const Object *o = object_at(v);
-  return o->magic == kDead || (o->magic == uint32_t(T::kKind) && o->generation != uint16_t(v >> kGenerationShift));
+  return o->magic == kDead ||
+         (o->magic == uint32_t(T::kKind) && o->generation != uint16_t(v >> kGenerationShift));
 }
 
 // The handle of a user object (predefined objects have their standard values; callers map those).

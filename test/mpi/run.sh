@@ -250,6 +250,11 @@ ok_case "comm_agree.np1" 0 1 -- comm_agree 100
 # A 3x2x1 grid and its sub-grids, beyond the 1-4 ranks above.
 ok_case "topo_basic.np6" 0 6 -- topo_basic
 ok_case "neighbor.np6" 0 6 -- neighbor
+# A program that uses only sessions, and one that mixes them with MPI_Init (MPI_Finalize first).
+for np in $nps; do
+  ok_case "sessions.np$np" 0 "$np" -- sessions
+  ok_case "sessions.mixed.np$np" 0 "$np" -- sessions mixed
+done
 for prog in coll_basic comm_basic attr_basic group_basic topo_basic neighbor requests_more dt_attr grequest bsend_buffers; do
   has "$prog" || continue
   for np in $nps; do ok_case "$prog.np$np" 0 "$np" -- "$prog"; done
