@@ -405,6 +405,51 @@ for bind in core none; do
   fi
 done
 
+# The other levels: the report (hwloc's list syntax, ranges expanded) is what each rank finds, and the
+# level's meaning shows: a socket (or NUMA node, or L3) binding gives every rank on one package the same
+# CPUs, hwthreads and cores of ranks within the core count differ.
+expand_list() {  # "0-2,5" -> "0,1,2,5"
+  local part out=""
+  for part in ${1//,/ }; do
+    if [[ $part == *-* ]]; then out="$out$(seq -s, "${part%-*}" "${part#*-}"),"; else out="$out$part,"; fi
+  done
+  echo "${out%,}"
+}
+ncpus=$(nproc)
+for spec in "hwthread" "core" "socket" "numa" "l3cache" "core --map-by socket" "hwthread --map-by hwthread --rank-by core"; do
+  name="bind-to-${spec// /_}"
+  launch "$name" --report-bindings --bind-to $spec -n 2 "$CLIENT" x bind
+  bad=""
+  lists=()
+  for r in 0 1; do
+    list=$(sed -n "s/^rank $r cpus=[0-9]* list=//p" "$out")
+    lists[r]=$list
+    reported=$(sed -n "s/^mpirun: rank $r is bound to CPUs //p" "$err")
+    [ -n "$reported" ] && [ "$(expand_list "$reported")" = "$list" ] || bad="$bad rank $r runs on '$list', reported '$reported';"
+  done
+  case $spec in
+    socket | numa | l3cache) [ "${lists[0]}" = "${lists[1]}" ] || bad="$bad one package here, but the ranks' CPUs differ;" ;;
+    *) [ "$ncpus" -lt 2 ] || [ "${lists[0]}" != "${lists[1]}" ] || bad="$bad two ranks share ${lists[0]};" ;;
+  esac
+  if [ "$rc" != 0 ]; then fail "$name" "exit code $rc: $(head -2 "$err" | tr '\n' ' ')"
+  elif [ -n "$bad" ]; then fail "$name" "$bad"
+  else pass "$name"
+  fi
+done
+# --output-filename: each rank's stdout and stderr in DIR/1/rank.N/, none of it on mpirun's.
+outdir=$WORK/output-files
+launch output-filename --output-filename "$outdir" -n 2 "$CLIENT" x env PMIX_RANK
+bad=""
+for r in 0 1; do
+  grep -q "PMIX_RANK=$r" "$outdir/1/rank.$r/stdout" 2>/dev/null || bad="$bad rank $r's stdout file: $(cat "$outdir/1/rank.$r/stdout" 2>&1 | head -1);"
+  [ -f "$outdir/1/rank.$r/stderr" ] || bad="$bad no rank $r stderr file;"
+done
+[ -s "$out" ] && bad="$bad mpirun printed: $(head -1 "$out");"
+if [ "$rc" != 0 ]; then fail output-filename "exit code $rc"
+elif [ -n "$bad" ]; then fail output-filename "$bad"
+else pass output-filename
+fi
+
 # --- errors before anything starts ------------------------------------------------------------------
 # usage_case NAME WANT_RC REGEX ARGS...
 usage_case() {
@@ -416,13 +461,15 @@ usage_case() {
   else pass "$name"
   fi
 }
+usage_case bad-bind-level 1 "invalid --bind-to 'board'" --bind-to board -n 1 "$CLIENT" x ok
+usage_case map-by-modifier 1 "modifiers after ':' are not supported" --map-by socket:PE=2 -n 1 "$CLIENT" x ok
+usage_case output-filename-unwritable 1 "cannot make the output directory /proc/pamir" --output-filename /proc/pamir -n 1 "$CLIENT" x ok
 usage_case not-found-in-path 127 "program 'pamir_no_such_program' not found in PATH" -n 2 pamir_no_such_program
 usage_case not-found-path 127 "program '/nonexistent/prog' not found" -n 2 /nonexistent/prog
 touch "$WORK/not-executable"
 usage_case not-executable 126 "program '$WORK/not-executable' cannot be executed" -n 2 "$WORK/not-executable"
 usage_case bad-option 1 "unknown option '--bogus'" --bogus -n 2 /bin/true
 usage_case bad-count 1 "invalid number of ranks '0'" -n 0 /bin/true
-usage_case bad-bind 1 "invalid --bind-to 'socket'" --bind-to socket /bin/true
 usage_case bad-timeout 1 "invalid --timeout 'soon'" --timeout soon /bin/true
 MPIEXEC_TIMEOUT=later usage_case bad-timeout-env 1 "invalid MPIEXEC_TIMEOUT 'later'" -n 1 /bin/true
 usage_case no-program 1 "no program given" -n 2

@@ -11,12 +11,13 @@
 
 namespace pamir::mpirun {
 
-OutputStream::OutputStream(int source_fd, int dest_fd, std::string prefix)
-    : fd_(source_fd), dest_(dest_fd), prefix_(std::move(prefix)) {}
+OutputStream::OutputStream(int source_fd, int dest_fd, std::string prefix, bool own_dest)
+    : fd_(source_fd), dest_(dest_fd), own_dest_(own_dest), prefix_(std::move(prefix)) {}
 
 OutputStream::OutputStream(OutputStream &&other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       dest_(other.dest_),
+      own_dest_(std::exchange(other.own_dest_, false)),
       prefix_(std::move(other.prefix_)),
       pending_(std::move(other.pending_)),
       pending_since_(other.pending_since_),
@@ -27,6 +28,7 @@ OutputStream &OutputStream::operator=(OutputStream &&other) noexcept {
     close();
     fd_ = std::exchange(other.fd_, -1);
     dest_ = other.dest_;
+    own_dest_ = std::exchange(other.own_dest_, false);
     prefix_ = std::move(other.prefix_);
     pending_ = std::move(other.pending_);
     pending_since_ = other.pending_since_;
@@ -126,6 +128,10 @@ void OutputStream::close() {
   if (fd_ >= 0) {
     ::close(fd_);
     fd_ = -1;
+  }
+  if (own_dest_) {
+    ::close(dest_);
+    own_dest_ = false;
   }
 }
 

@@ -20,7 +20,8 @@ class OutputStream {
   static constexpr size_t kMaxLine = 64 * 1024;
 
   OutputStream() = default;
-  OutputStream(int source_fd, int dest_fd, std::string prefix);
+  // own_dest: dest_fd is a file of this stream's own (--output-filename), closed with it.
+  OutputStream(int source_fd, int dest_fd, std::string prefix, bool own_dest = false);
   ~OutputStream() { close(); }
   OutputStream(OutputStream &&other) noexcept;
   OutputStream &operator=(OutputStream &&other) noexcept;
@@ -46,6 +47,7 @@ class OutputStream {
 
   int fd_ = -1;
   int dest_ = -1;
+  bool own_dest_ = false;
   std::string prefix_;
   std::string pending_;  // an incomplete line
   Clock::time_point pending_since_{};

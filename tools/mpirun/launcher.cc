@@ -186,6 +186,28 @@ void event_loop(Job &job, EventQueue &queue, StdinForwarder &stdin_fwd, int sigf
   }
 }
 
+// --output-filename: rank r's stdout and stderr go to DIR/1/rank.r/{stdout,stderr} (Open MPI's
+// layout; "1" is the job), made as needed, truncated. False (with *error) when they cannot be.
+bool open_output_files(const std::string &dir, uint32_t r, int *out_fd, int *err_fd, std::string *error) {
+  std::string path;
+  for (const std::string &part : {dir, std::string("1"), "rank." + std::to_string(r)}) {
+    path += (path.empty() ? "" : "/") + part;
+    if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST) {
+      *error = "cannot make the output directory " + path + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  *out_fd = ::open((path + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  *err_fd = ::open((path + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (*out_fd < 0 || *err_fd < 0) {
+    *error = "cannot write the output files in " + path + ": " + std::strerror(errno);
+    if (*out_fd >= 0) ::close(*out_fd);
+    if (*err_fd >= 0) ::close(*err_fd);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_job(const Options &options) {
@@ -241,7 +263,11 @@ int run_job(const Options &options) {
   // A lone application without -n takes one rank per core; an MPMD job's applications each gave theirs.
   int nranks = 0;
   for (const App &app : options.apps) nranks += app.nranks;
-  const std::vector<Binding> binding = plan_binding(options.bind, &nranks);
+  std::vector<Binding> binding;
+  if (!plan_binding(options, &nranks, &binding, &error)) {
+    say("%s", error.c_str());
+    return 1;
+  }
   if (options.report_bindings)
     for (int r = 0; r < nranks; ++r) {
       const Binding &b = binding[size_t(r)];
@@ -299,10 +325,16 @@ int run_job(const Options &options) {
         break;
       }
       const std::string tag = "[1," + std::to_string(r) + "]";
+      int out_fd = STDOUT_FILENO, err_fd = STDERR_FILENO;
+      const bool to_files = !options.output_dir.empty();
+      if (to_files && !open_output_files(options.output_dir, r, &out_fd, &err_fd, &error)) {
+        job.launch_failed(error);
+        break;
+      }
       job.rank_started(
           r, proc.pid,
-          OutputStream(proc.stdout_fd, STDOUT_FILENO, options.tag_output ? tag + "<stdout>:" : ""),
-          OutputStream(proc.stderr_fd, STDERR_FILENO, options.tag_output ? tag + "<stderr>:" : ""));
+          OutputStream(proc.stdout_fd, out_fd, options.tag_output ? tag + "<stdout>:" : "", to_files),
+          OutputStream(proc.stderr_fd, err_fd, options.tag_output ? tag + "<stderr>:" : "", to_files));
     }
     rank0_stdin.reset();  // rank 0 has its copy
 

@@ -35,8 +35,15 @@ void usage(FILE *to) {
       "                         mpirun's current value (repeatable)\n"
       "  --tag-output           prefix each output line with [1,RANK]<stdout>: or [1,RANK]<stderr>:\n"
       "  --timeout SECONDS      end the job after SECONDS and exit 124 (also MPIEXEC_TIMEOUT)\n"
-      "  --bind-to core|none    bind rank i to core i mod ncores, or not at all\n"
-      "                         (default: core when the ranks fit into the cores, else none)\n"
+      "  --bind-to LEVEL        bind each rank to the hwthread, core, l3cache, numa or socket (also\n"
+      "                         package) where it is mapped, or none (default: core when the ranks\n"
+      "                         fit into the cores, else none)\n"
+      "  --map-by LEVEL         spread the ranks round-robin over the slots (cores in order; also\n"
+      "                         core), hwthreads, l3caches, numa nodes or sockets (default: slot)\n"
+      "  --rank-by LEVEL        number the placed ranks by slot (as mapped), hwthread, core,\n"
+      "                         l3cache, numa or socket (default: slot)\n"
+      "  --output-filename DIR  write rank N's stdout and stderr to DIR/1/rank.N/stdout and\n"
+      "                         DIR/1/rank.N/stderr instead of mpirun's\n"
       "  --version              print the version and exit\n"
       "  -h, --help             print this help and exit\n"
       "  --                     end of options: the program follows\n"
@@ -165,7 +172,41 @@ int read_hostfile(const char *path, int *total) {
   return rc;
 }
 
+// A level's name; `slot` (the cores in order) only where `slot_ok`.
+bool parse_level(std::string_view v, bool slot_ok, Level *out) {
+  static constexpr struct {
+    const char *name;
+    Level level;
+  } kLevels[] = {{"slot", Level::kSlot},      {"node", Level::kSlot},       {"hwthread", Level::kHwthread},
+                 {"core", Level::kCore},      {"l3cache", Level::kL3cache}, {"numa", Level::kNuma},
+                 {"socket", Level::kPackage}, {"package", Level::kPackage}};
+  for (const auto &l : kLevels)
+    if (v == l.name && (slot_ok || l.level != Level::kSlot)) {
+      *out = l.level;
+      return true;
+    }
+  return false;
+}
+
 }  // namespace
+
+const char *level_name(Level l) {
+  switch (l) {
+    case Level::kSlot:
+      return "slot";
+    case Level::kHwthread:
+      return "hwthread";
+    case Level::kCore:
+      return "core";
+    case Level::kL3cache:
+      return "l3cache";
+    case Level::kNuma:
+      return "numa";
+    case Level::kPackage:
+      return "socket";
+  }
+  return "?";
+}
 
 int parse_options(int argc, char **argv, Options *out) {
   bool timeout_given = false;
@@ -267,16 +308,29 @@ int parse_options(int argc, char **argv, Options *out) {
         out->timeout_text = v;
         timeout_given = true;
       } else if (name == "bind-to") {
-        const char *v = need_value("core or none");
+        const char *v = need_value("a level or none");
         if (v == nullptr) return 1;
-        std::string_view b = v;
-        if (b == "core") {
-          out->bind = BindPolicy::kCore;
-        } else if (b == "none") {
+        if (std::string_view(v) == "none") {
           out->bind = BindPolicy::kNone;
+        } else if (parse_level(v, false, &out->bind_level)) {
+          out->bind = BindPolicy::kCore;
         } else {
-          return bad("invalid --bind-to '%s' (expected core or none)", v);
+          return bad(
+              "invalid --bind-to '%s' (expected hwthread, core, l3cache, numa, socket, package or none)", v);
         }
+      } else if (name == "map-by" || name == "rank-by") {
+        const char *v = need_value("a level");
+        if (v == nullptr) return 1;
+        if (!parse_level(v, true, name == "map-by" ? &out->map_by : &out->rank_by))
+          return bad(std::string("invalid --" + std::string(name) +
+                                 " '%s' (expected slot, hwthread, core, l3cache, numa, socket or package%s)")
+                         .c_str(),
+                     v, std::strchr(v, ':') ? "; modifiers after ':' are not supported" : "");
+      } else if (name == "output-filename") {
+        const char *v = need_value("a directory");
+        if (v == nullptr) return 1;
+        if (*v == '\0') return bad("%s", "option --output-filename needs a directory");
+        out->output_dir = v;
       } else if (name == "version" || name == "V") {
         if (!no_value()) return 1;
         version();

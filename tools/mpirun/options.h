@@ -9,6 +9,12 @@ namespace pamir::mpirun {
 
 enum class BindPolicy { kDefault, kCore, kNone };
 
+// A level of the machine's hierarchy (hwloc), for --map-by, --rank-by and --bind-to. kSlot: the cores
+// in order (what Open MPI's "slot" and "core" mean on one node).
+enum class Level { kSlot, kHwthread, kCore, kL3cache, kNuma, kPackage };
+// Its name as the options spell it ("socket" is Open MPI's word for a package).
+const char *level_name(Level l);
+
 using Exports = std::vector<std::pair<std::string, std::string>>;  // -x NAME[=VALUE], resolved
 
 // One application context of an MPMD command line (`mpirun -n 2 ./a : -n 1 ./b`): its ranks follow the
@@ -30,7 +36,11 @@ struct Options {
   double timeout_s = 0;          // 0: no time limit
   std::string timeout_text;      // as the user wrote it, for the message
   BindPolicy bind = BindPolicy::kDefault;
-  std::vector<App> apps;  // at least one
+  Level bind_level = Level::kCore;  // with BindPolicy::kCore: what a rank is bound to
+  Level map_by = Level::kSlot;      // how ranks are spread over the machine
+  Level rank_by = Level::kSlot;     // in which order the placed ranks are numbered
+  std::string output_dir;           // --output-filename: DIR/1/rank.N/stdout and stderr
+  std::vector<App> apps;            // at least one
 };
 
 // Parses argv (and MPIEXEC_TIMEOUT). Returns -1 when the job should run, otherwise the exit code
