@@ -24,7 +24,7 @@ PAMIR_SAN_PREFIX=${PAMIR_SAN_PREFIX:-prefix-san}
 
 # Debian packages the build and the tests need (Debian 12 names).
 PAMIR_PACKAGES=(build-essential g++ make autoconf automake libtool pkg-config python3 procps
-  libhwloc-dev libfabric-dev libfabric-bin libpmix-dev libgtest-dev clang libclang-rt-14-dev mpich)
+  libhwloc-dev libfabric-dev libfabric-bin libpmix-dev libgtest-dev clang libclang-rt-14-dev mpich meson ninja-build)
 
 # abs PATH: PATH made absolute against the repository root.
 abs() {

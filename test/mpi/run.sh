@@ -562,6 +562,36 @@ if command -v pkg-config >/dev/null; then
   fi
 fi
 
+# Meson's dependency('mpi') asks pkg-config for Open MPI's module, then the mpicc it finds on PATH
+# (--showme:compile, --showme:link, --showme:version). With Pamir's bin first on PATH and no Open MPI
+# module (PKG_CONFIG_LIBDIR: Pamir's pkg-config directory alone, as on a machine without Open MPI's
+# development files), and with method 'config-tool' whatever else is installed, it must find Pamir, and
+# the program it builds must run under Pamir's mpirun.
+if command -v meson >/dev/null && command -v ninja >/dev/null; then
+  for how in auto config-tool; do
+    name="meson.$how"
+    proj="$work/meson-$how"
+    mkdir -p "$proj"
+    printf "project('pamir_meson', 'c')\nmpi = dependency('mpi', language: 'c', method: '%s')\nexecutable('hello', 'hello.c', dependencies: mpi)\n" "$how" >"$proj/meson.build"
+    printf '#include <mpi.h>\n#include <stdio.h>\nint main(int argc, char **argv) {\n  MPI_Init(&argc, &argv);\n  char v[MPI_MAX_LIBRARY_VERSION_STRING];\n  int n, r;\n  MPI_Get_library_version(v, &n);\n  MPI_Comm_rank(MPI_COMM_WORLD, &r);\n  printf("rank %%d: %%.5s\\n", r, v);\n  MPI_Finalize();\n  return 0;\n}\n' >"$proj/hello.c"
+    pc_env=()
+    [ "$how" = auto ] && pc_env=(PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig")
+    if ! (cd "$proj" && env PATH="$prefix/bin:$PATH" "${pc_env[@]}" meson setup build >"$work/$name.setup" 2>&1 &&
+      ninja -C build >>"$work/$name.setup" 2>&1); then
+      fail "$name" "$(grep -iE 'mpi|error' "$work/$name.setup" | head -3 | tr '\n' ' ')"
+    elif ! grep -q "Run-time dependency MPI for c found: YES" "$work/$name.setup"; then
+      fail "$name" "not found: $(grep -i mpi "$work/$name.setup" | head -2 | tr '\n' ' ')"
+    elif ! "$mpirun" --timeout 60 -n 2 "$proj/build/hello" >"$work/$name.out" 2>&1 ||
+      [ "$(grep -c ': Pamir' "$work/$name.out")" != 2 ]; then
+      fail "$name" "the program: $(head -3 "$work/$name.out" | tr '\n' ' ')"
+    else
+      pass "$name ($(grep -o 'mpicc found: YES[^)]*)' "$work/$name.setup" | head -1))"
+    fi
+  done
+else
+  echo "SKIP meson: meson or ninja is not installed"
+fi
+
 # --- rendezvous (seed 001) ---
 # The point-to-point suite with rendezvous above 16 KiB, reading by CMA and, with TEST_REFUSE_CMA=1 (a
 # seccomp filter installed before MPI_Init, see check.h), with the reads refused so the data must go
