@@ -1,8 +1,11 @@
-// Counters kept in one registry with the settings, printed at MPI_Finalize under PAMIR_STATS=1 and
-// read by tests; later exposed as MPI_T performance variables.
+// Counters, printed at MPI_Finalize under PAMIR_STATS=1, read by tests, and MPI_T performance variables
+// (counters() is the registry behind both). They always count: a counter is one increment of a field
+// of this process's Stats on a path that already does far more, so reading them costs nothing extra.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "pami/select.h"
 
@@ -83,5 +86,22 @@ inline Stats &stats() {
 }
 // One line per counter, "name value", for PAMIR_STATS output.
 void print_stats(int rank);
+
+// The counters as one registry: PAMIR_STATS prints the scalar ones at MPI_Finalize, MPI_T reads every
+// one as a performance variable (mpi/mpit.cc). `count` elements of uint64_t at `offset` in Stats; the
+// arrays are indexed [path][protocol] (sends) or [protocol] (puts, gets).
+enum class CounterKind { counter, highwatermark, size };
+struct Counter {
+  const char *name;
+  const char *about;
+  size_t offset;
+  unsigned count;
+  CounterKind kind;
+  const char *category;  // the layer that counts it
+};
+const std::vector<Counter> &counters();
+inline const uint64_t *counter_values(const Counter &c) {
+  return reinterpret_cast<const uint64_t *>(reinterpret_cast<const char *>(&stats()) + c.offset);
+}
 
 }  // namespace pamir

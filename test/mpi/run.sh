@@ -255,7 +255,7 @@ for np in $nps; do
   ok_case "sessions.np$np" 0 "$np" -- sessions
   ok_case "sessions.mixed.np$np" 0 "$np" -- sessions mixed
 done
-for prog in coll_basic comm_basic attr_basic group_basic topo_basic neighbor requests_more dt_attr grequest bsend_buffers; do
+for prog in coll_basic comm_basic attr_basic group_basic topo_basic neighbor requests_more dt_attr grequest bsend_buffers mpit; do
   has "$prog" || continue
   for np in $nps; do ok_case "$prog.np$np" 0 "$np" -- "$prog"; done
 done
