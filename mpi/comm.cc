@@ -82,16 +82,7 @@ constexpr int32_t kCreateGroupTag = 1 << 27;
 // A new communicator over `group` (this process a member) with context `ctx`; inherits parent's error
 // handler. Takes its own references.
 Comm *comm_make(Comm *parent, Group *group, uint16_t ctx) {
-  Comm *c = pool<Comm>().make();
-  c->local = group;
-  if (!group->predefined) ++group->refs;
-  c->rank = group->rank;
-  c->size = group->size();
-  c->ctx = ctx;
-  c->errhandler = parent->errhandler;
-  if (c->errhandler && !c->errhandler->predefined) ++c->errhandler->refs;
-  comm_coll_init(c);
-  return c;
+  return comm_from_group(group, ctx, parent->errhandler);
 }
 
 // The rank in c of every member of g, or nothing when g has a process that is not in c.
@@ -275,7 +266,7 @@ Comm *comm_from_group(Group *g, uint16_t ctx, Errhandler *eh) {
   c->size = g->size();
   c->ctx = ctx;
   c->errhandler = eh;
-  if (!eh->predefined) ++eh->refs;
+  if (eh && !eh->predefined) ++eh->refs;
   comm_coll_init(c);
   return c;
 }

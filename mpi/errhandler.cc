@@ -48,6 +48,18 @@ bool is_user_code(int code) {
 
 using namespace pamir::mpi;
 
+namespace pamir::mpi {
+MPI_Errhandler errhandler_give(Errhandler *e) {
+  // The predefined handlers' handles are their ABI values.
+  if (e->predefined)
+    return e->type == Errhandler::Type::ret     ? MPI_ERRORS_RETURN
+           : e->type == Errhandler::Type::abort ? MPI_ERRORS_ABORT
+                                                : MPI_ERRORS_ARE_FATAL;
+  ++e->refs;  // a new reference, which the caller frees with MPI_Errhandler_free
+  return handle_of<MPI_Errhandler>(e);
+}
+}  // namespace pamir::mpi
+
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
                                 MPI_Errhandler *errhandler) {
   PAMIR_ENTER("MPI_Comm_create_errhandler");
@@ -79,16 +91,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
   PAMIR_ENTER("MPI_Comm_get_errhandler");
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, errhandler, MPI_ERR_ARG, "errhandler is NULL");
-  Errhandler *e = c->errhandler ? c->errhandler : errhandler_fatal();
-  if (e->predefined) {
-    // The predefined handlers' handles are their ABI values.
-    *errhandler = e->type == Errhandler::Type::ret     ? MPI_ERRORS_RETURN
-                  : e->type == Errhandler::Type::abort ? MPI_ERRORS_ABORT
-                                                       : MPI_ERRORS_ARE_FATAL;
-    return MPI_SUCCESS;
-  }
-  ++e->refs;  // a new reference, which the caller frees with MPI_Errhandler_free
-  *errhandler = handle_of<MPI_Errhandler>(e);
+  *errhandler = errhandler_give(c->errhandler ? c->errhandler : errhandler_fatal());
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Comm_get_errhandler);

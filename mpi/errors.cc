@@ -310,23 +310,28 @@ int raise_session_code(MPI_Session session, Errhandler *eh, int code) {
   }
 }
 
-int raise_session(MPI_Session session, Errhandler *eh, const char *fn, int cls, const char *fmt, ...) {
+namespace {
+// "<fn>: <class>: <reason>", the text of a detailed code.
+std::string error_text(const char *fn, int cls, const char *fmt, va_list ap) {
   char reason[400];
+  std::vsnprintf(reason, sizeof reason, fmt, ap);
+  return std::string(fn) + ": " + class_name(cls) + ": " + reason;
+}
+}  // namespace
+
+int raise_session(MPI_Session session, Errhandler *eh, const char *fn, int cls, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(reason, sizeof reason, fmt, ap);
+  std::string text = error_text(fn, cls, fmt, ap);
   va_end(ap);
-  std::string text = std::string(fn) + ": " + class_name(cls) + ": " + reason;
   return raise_session_code(session, eh, make_code(cls, std::move(text)));
 }
 
 int raise(Comm *comm, const char *fn, int cls, const char *fmt, ...) {
-  char reason[400];
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(reason, sizeof reason, fmt, ap);
+  std::string text = error_text(fn, cls, fmt, ap);
   va_end(ap);
-  std::string text = std::string(fn) + ": " + class_name(cls) + ": " + reason;
   return raise_code(comm, make_code(cls, std::move(text)));
 }
 

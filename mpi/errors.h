@@ -23,6 +23,9 @@ struct Errhandler : Object {
 
 Errhandler *errhandler_fatal();
 Errhandler *errhandler_return();
+// The handle MPI_Comm_get_errhandler and its kin hand out for e: a predefined one's ABI value, or a new
+// reference to a user handler (freed with MPI_Errhandler_free).
+MPI_Errhandler errhandler_give(Errhandler *e);
 
 // Makes a detailed code of class `cls` with the text "<fn>: <reason>" and raises it on `comm`'s error
 // handler (MPI_COMM_SELF's when comm is null, as the standard says for errors not tied to an object).

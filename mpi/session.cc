@@ -275,15 +275,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
   PAMIR_ENTER("MPI_Session_get_errhandler");
   Session *s = PAMIR_SESSION(session);
   SESSION_CHECK(s, errhandler, MPI_ERR_ARG, "errhandler is NULL");
-  Errhandler *e = s->errhandler;
-  if (e->predefined) {
-    *errhandler = e->type == Errhandler::Type::ret     ? MPI_ERRORS_RETURN
-                  : e->type == Errhandler::Type::abort ? MPI_ERRORS_ABORT
-                                                       : MPI_ERRORS_ARE_FATAL;
-    return MPI_SUCCESS;
-  }
-  ++e->refs;
-  *errhandler = handle_of<MPI_Errhandler>(e);
+  *errhandler = errhandler_give(s->errhandler);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Session_get_errhandler);

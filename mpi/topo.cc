@@ -90,6 +90,18 @@ struct DimsSearch {
   }
 };
 
+// MPI_Cart_create's and MPI_Cart_map's grid: ndims positive dimensions of at most c's size in all (n).
+int check_grid(Comm *c, const char *fn_, int ndims, const int *dims, const int *periods, int64_t &n) {
+  PAMIR_CHECK(c, ndims >= 0, MPI_ERR_DIMS, "ndims %d is negative", ndims);
+  PAMIR_CHECK(c, ndims == 0 || (dims && periods), MPI_ERR_ARG, "%s is NULL", dims ? "periods" : "dims");
+  for (int i = 0; i < ndims; ++i)
+    PAMIR_CHECK(c, dims[i] > 0, MPI_ERR_DIMS, "dims[%d] = %d is not positive", i, dims[i]);
+  n = grid_size(dims, ndims);
+  PAMIR_CHECK(c, n >= 0 && n <= c->size, MPI_ERR_DIMS, "the grid has %lld processes, the communicator %d",
+              (long long)n, c->size);
+  return MPI_SUCCESS;
+}
+
 // The new communicator of a topology constructor: the first `n` ranks of c (keeping their order), the
 // others MPI_COMM_NULL.
 int topo_comm(Comm *c, const char *fn, int n, std::shared_ptr<Topology> t, MPI_Comm *out) {
@@ -166,13 +178,8 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
   Comm *c = PAMIR_COMM(comm_old);
   PAMIR_CHECK(c, !c->remote, MPI_ERR_COMM, "comm_old is an inter-communicator");
   PAMIR_CHECK(c, comm_cart, MPI_ERR_ARG, "comm_cart is NULL");
-  PAMIR_CHECK(c, ndims >= 0, MPI_ERR_DIMS, "ndims %d is negative", ndims);
-  PAMIR_CHECK(c, ndims == 0 || (dims && periods), MPI_ERR_ARG, "%s is NULL", dims ? "periods" : "dims");
-  for (int i = 0; i < ndims; ++i)
-    PAMIR_CHECK(c, dims[i] > 0, MPI_ERR_DIMS, "dims[%d] = %d is not positive", i, dims[i]);
-  const int64_t n = grid_size(dims, ndims);
-  PAMIR_CHECK(c, n >= 0 && n <= c->size, MPI_ERR_DIMS, "the grid has %lld processes, the communicator %d",
-              (long long)n, c->size);
+  int64_t n = 0;
+  if (int rc = check_grid(c, fn_, ndims, dims, periods, n)) return rc;
   auto t = std::make_shared<Topology>();
   t->kind = MPI_CART;
   t->dims.assign(dims, dims + ndims);
@@ -185,13 +192,8 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
   PAMIR_ENTER("MPI_Cart_map");
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, newrank, MPI_ERR_ARG, "newrank is NULL");
-  PAMIR_CHECK(c, ndims >= 0, MPI_ERR_DIMS, "ndims %d is negative", ndims);
-  PAMIR_CHECK(c, ndims == 0 || (dims && periods), MPI_ERR_ARG, "%s is NULL", dims ? "periods" : "dims");
-  for (int i = 0; i < ndims; ++i)
-    PAMIR_CHECK(c, dims[i] > 0, MPI_ERR_DIMS, "dims[%d] = %d is not positive", i, dims[i]);
-  const int64_t n = grid_size(dims, ndims);
-  PAMIR_CHECK(c, n >= 0 && n <= c->size, MPI_ERR_DIMS, "the grid has %lld processes, the communicator %d",
-              (long long)n, c->size);
+  int64_t n = 0;
+  if (int rc = check_grid(c, fn_, ndims, dims, periods, n)) return rc;
   *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }

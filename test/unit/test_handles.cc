@@ -33,6 +33,7 @@ class Initialized : public ::testing::Test {
     saved_ = state();
     state().initialized = true;
     state().finalized = false;
+    state().up = true;  // what MPI_Init's library_start leaves
     world_eh_ = comm_world()->errhandler;
     self_eh_ = comm_self()->errhandler;
     comm_world()->errhandler = errhandler_return();
