@@ -90,7 +90,11 @@ void Context::pull(Request *r, uint32_t src_task, const RdvSource &src, const vo
     }
     got = pull_typed(r, src_task, src, layout, layout_len);
     done = r->status.bytes - r->rdv_counter;
-  } else if (share) {
+  } else if (share && !fault_rdma_read_) {
+    // (PAMIR_FAULT=rdma-read fails the target's reads; in a contiguous shared copy the origin may move
+    // every chunk before the target reads one, and the fault would not show: the faulted run reads
+    // alone. The typed shared copy keeps sharing, as its fault test wants; its pieces leave the target
+    // reads to do.)
     pull_shared(r, src_task, addr, ack_ref);
     return;
   } else {
