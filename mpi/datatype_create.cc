@@ -565,8 +565,8 @@ struct F90Kind {
   MPI_Datatype real, complex;
 };
 const F90Kind kF90Reals[] = {{6, 37, MPI_REAL4, MPI_COMPLEX8},
-                                 {15, 307, MPI_REAL8, MPI_COMPLEX16},
-                                 {33, 4931, MPI_REAL16, MPI_COMPLEX32}};
+                             {15, 307, MPI_REAL8, MPI_COMPLEX16},
+                             {33, 4931, MPI_REAL16, MPI_COMPLEX32}};
 const struct {
   int range;
   MPI_Datatype type;
@@ -574,11 +574,12 @@ const struct {
     {2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}, {38, MPI_INTEGER16}};
 
 int f90_type(const char *fn_, int combiner, MPI_Datatype base, std::vector<int> ints, MPI_Datatype *newtype) {
-  static auto *made = new std::map<std::vector<int>, MPI_Datatype>;
+  // The objects themselves (not their handles), which also keeps them reachable for the leak checker.
+  static auto *made = new std::map<std::vector<int>, Datatype *>;
   std::vector<int> key = ints;
   key.push_back(combiner);
   if (auto it = made->find(key); it != made->end()) {
-    *newtype = it->second;
+    *newtype = handle_of_type(it->second);
     return MPI_SUCCESS;
   }
   Datatype *b = datatype_of(uintptr_t(base));
@@ -590,7 +591,7 @@ int f90_type(const char *fn_, int combiner, MPI_Datatype base, std::vector<int> 
   t->permanent = true;
   t->elem = b->elem;
   t->elem_count = b->elem_count;
-  (*made)[key] = *newtype;
+  (*made)[key] = t;
   return MPI_SUCCESS;
 }
 

@@ -25,12 +25,13 @@ static int record_delete(MPI_Datatype t, int keyval, void *value, void *extra) {
   return MPI_SUCCESS;
 }
 
+static int refusing = 1; /* refuse_delete fails while set */
 static int refuse_delete(MPI_Datatype t, int keyval, void *value, void *extra) {
   (void)t;
   (void)keyval;
   (void)value;
   (void)extra;
-  return MPI_ERR_OTHER;
+  return refusing ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 static void attributes(void) {
@@ -113,6 +114,8 @@ static void attributes(void) {
   MPI_Type_set_attr(t, badkv, NULL);
   CHECK(err_class(MPI_Type_free(&t)) == MPI_ERR_OTHER && t != MPI_DATATYPE_NULL,
         "a delete callback's error fails MPI_Type_free, which leaves the type");
+  refusing = 0; /* the type is still there, and frees once its callback agrees */
+  CHECK(MPI_Type_free(&t) == MPI_SUCCESS && t == MPI_DATATYPE_NULL, "the type freed after all");
   MPI_Type_free_keyval(&badkv);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
