@@ -60,6 +60,8 @@ constexpr uint32_t kNodeGroups = 1u << 5;
 // arrive waits for time slices: algorithms that synchronise all ranks several times lose to trees.
 // The same on every rank of a one-node communicator.
 constexpr uint32_t kOversubscribed = 1u << 6;
+// An inter-communicator: only the algorithms that need this bit serve it, and they serve nothing else.
+constexpr uint32_t kInter = 1u << 7;
 constexpr uint32_t kContiguous = 1u << 8;  // the datatype is contiguous
 constexpr uint32_t kBuiltinOp = 1u << 9;   // a predefined reduction operation
 constexpr uint32_t kCommutative = 1u << 10;
@@ -70,7 +72,7 @@ constexpr uint32_t kAligned = 1u << 12;  // every buffer 64-byte aligned
 constexpr uint32_t kExclusive = 1u << 13;
 constexpr uint32_t kSizeClassShift = 16;
 constexpr uint32_t kSizeClassBits = 0xFu << kSizeClassShift;
-constexpr uint32_t kAllBits = 0x7Fu | (0x3Fu << 8) | kSizeClassBits;
+constexpr uint32_t kAllBits = 0xFFu | (0x3Fu << 8) | kSizeClassBits;
 constexpr int kSmallCommMax = 8;
 
 inline uint32_t size_class_bits(unsigned size_class) {

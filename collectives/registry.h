@@ -30,11 +30,19 @@ struct Algorithm {
   const char *about;
 };
 
-constexpr int kMaxAlgorithms = 64;
+constexpr int kMaxAlgorithms = 96;
 
 // Every algorithm; an algorithm's id is its index here.
 int algorithm_count();
 const Algorithm &algorithm(int id);
+// Whether algorithm id can serve a call of mask `mask`: it has the bits the algorithm needs, and it is on
+// an inter-communicator exactly when the algorithm is one of the inter-communicator's.
+inline bool serves(const Algorithm &a, uint32_t mask) {
+  return (mask & a.needs) == a.needs && !((mask ^ a.needs) & kInter);
+}
+// Collective c's algorithm for inter-communicators, or -1 (scan, exscan and the neighbourhood
+// collectives have none: the standard defines them on intra-communicators only).
+int inter_algorithm(Collective c);
 // The id of collective c's algorithm `name`, or -1.
 int find_algorithm(Collective c, const char *name);
 // c's algorithm names, comma-separated.

@@ -45,7 +45,21 @@ struct Team {
   // messages' envelopes name, so that the messages of different phases between one pair match in the
   // order they were sent. Null for a whole team.
   const int *ranks = nullptr;
-  int wire(int r) const { return ranks ? ranks[r] : r; }
+  int base = 0;  // without `ranks`: the wire rank of team rank 0 (one group of an inter-communicator)
+  // An inter-communicator's team is both its groups, the lower one first (the group whose first process
+  // has the lower job rank), so both groups number it alike: this process's group is the local_size
+  // ranks from local_base, the other the rest from remote_base. local_size 0: an intra-communicator.
+  int local_size = 0;
+  int local_base = 0;
+  int remote_base = 0;
+  int wire(int r) const { return ranks ? ranks[r] : base + r; }
+  int remote_size() const { return size - local_size; }
+  // This process's group alone, as a team whose messages keep their ranks in the whole.
+  Team local() const {
+    Team l{rank - local_base, local_size, ctx, tasks + local_base};
+    l.base = local_base;
+    return l;
+  }
 };
 
 // One rank's part of a v-collective (MPI_Gatherv, MPI_Alltoallw, ...): `bytes` of data at `base`, laid
@@ -146,8 +160,8 @@ class Sched {
   Sched &operator=(const Sched &) = delete;
   ~Sched();
 
-  Team team;  // what the algorithm's peers are numbered in; a SubTeam changes it for a while
-  const int32_t tag;
+  Team team;           // what the algorithm's peers are numbered in; a SubTeam changes it for a while
+  int32_t tag;         // a SubTeam onto another context (an inter-communicator's bridge) changes it too
   const uint64_t seq;  // the call's sequence number on its communicator (the shared-memory publications)
 
   // Posts a message of this step (to/from team ranks). A send that fits one packet goes out at once and
@@ -210,14 +224,21 @@ class Sched {
   // it, with the same tag and the same pending messages. Waits on no message of the outer team.
   class SubTeam {
    public:
-    SubTeam(Sched &s, const Team &sub) : s_(s), saved_(s.team) { s.team = sub; }
-    ~SubTeam() { s_.team = saved_; }
+    SubTeam(Sched &s, const Team &sub) : s_(s), saved_(s.team), saved_tag_(s.tag) { s.team = sub; }
+    // On another context altogether, under a tag of its own (the leaders' bridge of
+    // MPI_Intercomm_create, over the peer communicator).
+    SubTeam(Sched &s, const Team &sub, int32_t tag) : SubTeam(s, sub) { s.tag = tag; }
+    ~SubTeam() {
+      s_.team = saved_;
+      s_.tag = saved_tag_;
+    }
     SubTeam(const SubTeam &) = delete;
     SubTeam &operator=(const SubTeam &) = delete;
 
    private:
     Sched &s_;
     Team saved_;
+    int32_t saved_tag_;
   };
 
   // A step may post more than kMaxPending messages only when this is set; the rest spill to the heap.

@@ -27,11 +27,6 @@ namespace {
 
 using coll::Collective;
 
-inline coll::Team team_of(const Comm *c) {
-  return coll::Team{
-      c->rank, c->size, c->coll_ctx(), c->local->tasks.data(), c->coll_slots.data(), c->coll_nodes.view()};
-}
-
 // A failed collective: the PAMI error as an MPI class.
 [[gnu::cold]] int coll_failed(Comm *c, const char *fn, int err) {
   switch (Err(err)) {
@@ -179,11 +174,35 @@ inline size_t elements(const Op *o, const Datatype *t, int64_t count) {
   })
 
 #define PAMIR_INTRA(c) \
-  PAMIR_CHECK(c, !(c)->remote, MPI_ERR_COMM, "collectives on inter-communicators are not implemented yet")
+  PAMIR_CHECK(c, !(c)->remote, MPI_ERR_COMM, "%s is defined on intra-communicators only", fn_)
 
-#define PAMIR_ROOT(c, root)                                       \
-  PAMIR_CHECK(c, (root) >= 0 && (root) < (c)->size, MPI_ERR_ROOT, \
-              "root %d is outside the communicator (size %d)", root, (c)->size)
+// On an inter-communicator the root is MPI_ROOT (this process), MPI_PROC_NULL (another process of the
+// root's group) or the root's rank in the other group.
+inline bool root_ok(const Comm *c, int root) {
+  if (c->remote) return root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->peer_size);
+  return root >= 0 && root < c->size;
+}
+#define PAMIR_ROOT(c, root)                                                                     \
+  PAMIR_CHECK(c, root_ok(c, root), MPI_ERR_ROOT, "root %d is outside the %s (size %d)%s", root, \
+              (c)->remote ? "remote group" : "communicator", (c)->peer_size,                    \
+              (c)->remote ? ", MPI_ROOT or MPI_PROC_NULL" : "")
+// Whether this process is the root, whether it takes part at all (not MPI_PROC_NULL), and the root as
+// the algorithm takes it (collectives/algorithms/algorithms.h).
+inline bool is_root_of(const Comm *c, int root) {
+  return c->remote ? root == MPI_ROOT : c->rank == root;
+}
+inline bool takes_part(const Comm *c, int root) {
+  return !c->remote || root != MPI_PROC_NULL;
+}
+inline int algorithm_root(const Comm *c, int root) {
+  if (!c->remote) return root;
+  return root == MPI_ROOT ? coll::kRootHere : root == MPI_PROC_NULL ? coll::kRootIdle : root;
+}
+// MPI_IN_PLACE has no meaning on an inter-communicator (MPI 5.0 §6.2.3).
+#define PAMIR_NOT_IN_PLACE_INTER(c, in_place)                 \
+  PAMIR_CHECK(c, !(c)->remote || !(in_place), MPI_ERR_BUFFER, \
+              "MPI_IN_PLACE is not allowed on an "            \
+              "inter-communicator")
 
 // The root's own part of a rooted gather/scatter (or any rank's of allgather/alltoall) must be as long
 // as one rank's part on the other side.
@@ -334,7 +353,7 @@ static_assert(sizeof(PersistentRun) <= sizeof PersistentColl::run &&
               alignof(PersistentRun) <= alignof(coll::NbSchedule));
 
 int PersistentColl::start(const char *, pamir::Request *h) {
-  auto *r = new (run) PersistentRun(team_of(c), seq, this, h);
+  auto *r = new (run) PersistentRun(c->team(), seq, this, h);
   r->may_offload = offload;
   ++coll::g_algorithm_runs[id];
   call.begin();
@@ -367,6 +386,11 @@ int persistent_make(Comm *c, const char *fn_, int id, const coll::Args &a, Call 
 // Refuses a forced algorithm that cannot serve the call.
 [[gnu::cold]] int unsupported(Comm *c, const char *fn_, Collective k, int id, uint32_t mask) {
   const coll::Algorithm &alg = coll::algorithm(id);
+  if ((mask ^ alg.needs) & coll::kInter)
+    return raise(
+        c, fn_, MPI_ERR_UNSUPPORTED_OPERATION, "the %s algorithm %s (forced by the communicator's info) %s",
+        coll::collective_name(k), alg.name,
+        (mask & coll::kInter) ? "does not serve inter-communicators" : "serves inter-communicators only");
   return raise(c, fn_, MPI_ERR_UNSUPPORTED_OPERATION,
                "the %s algorithm %s (forced by %s) needs %s, which this call (%s, %d ranks) does not have",
                coll::collective_name(k), alg.name,
@@ -388,12 +412,14 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
   Comm::CollChoice &choice = c->coll_choice[ki];
   int id = choice.algorithm;
   if (__builtin_expect(choice.mask != mask || choice.forced != c->coll_forced[ki], 0)) {
+    const bool inter = mask & coll::kInter;
     id = c->coll_forced[ki] >= 0 ? c->coll_forced[ki] : coll::forced_for_job(k);
+    // PAMIR_COLL_<NAME> chooses for the job's intra-communicators; an inter-communicator has its own.
+    if (id >= 0 && inter && c->coll_forced[ki] < 0 && !coll::serves(coll::algorithm(id), mask)) id = -1;
     if (id >= 0) {
-      if ((mask & coll::algorithm(id).needs) != coll::algorithm(id).needs)
-        return unsupported(c, fn_, k, id, mask);
+      if (!coll::serves(coll::algorithm(id), mask)) return unsupported(c, fn_, k, id, mask);
     } else {
-      id = coll::selector().select(k, mask);
+      id = inter ? coll::inter_algorithm(k) : coll::selector().select(k, mask);
     }
     choice = Comm::CollChoice{mask, c->coll_forced[ki], int16_t(id)};
   }
@@ -408,12 +434,12 @@ int launch(Comm *c, const char *fn_, Collective k, uint32_t call_bits, uint64_t 
   const int32_t tag = coll::seq_tag(seq);
   if (call) call->begin();
   if (!request) {
-    coll::Sched s(team_of(c), tag, seq);
+    coll::Sched s(c->team(), tag, seq);
     if (int e = coll::run(s, algorithm(s, a))) return coll_failed(c, fn_, e);
     if (call) call->finish();
     return MPI_SUCCESS;
   }
-  auto *nb = new (std::nothrow) NbCall(team_of(c), tag, call ? std::move(*call) : Call{});
+  auto *nb = new (std::nothrow) NbCall(c->team(), tag, call ? std::move(*call) : Call{});
   PAMIR_CHECK(c, nb, MPI_ERR_NO_MEM, "no memory for the state of a nonblocking collective");
   nb->hold(t1);
   nb->hold(t2);
@@ -459,22 +485,29 @@ int launch_reduction(Comm *c, const char *fn_, Collective k, Datatype *t, const 
                 request, t);
 }
 
+// A process of a rooted collective's root group on an inter-communicator that is not the root
+// (MPI_PROC_NULL): it takes the call's sequence number like every other, and moves nothing.
+int launch_idle(Comm *c, const char *fn_, Collective k, Req request) {
+  coll::Args a;
+  a.root = coll::kRootIdle;
+  return launch(c, fn_, k, 0, 0, a, nullptr, request);
+}
+
 int barrier(const char *fn_, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   return launch(c, fn_, Collective::barrier, 0, 0, coll::Args{}, nullptr, request);
 }
 
 int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm,
           Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
-  Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_ROOT(c, root);
+  if (!takes_part(c, root)) return launch_idle(c, fn_, Collective::bcast, request);
+  Datatype *t = PAMIR_TYPE(c, datatype);
   PAMIR_CHECK_PART(c, buffer, count, t, 1, "broadcast");
   PAMIR_CHECK(c, buffer != MPI_IN_PLACE, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a broadcast");
   coll::Args a;
-  a.root = root;
+  a.root = algorithm_root(c, root);
   a.bytes = data_bytes(t, count);
   const Data d = data_of(t, buffer, uint64_t(count));
   const uint32_t contiguous = t->contiguous ? coll::kContiguous : 0;
@@ -486,7 +519,7 @@ int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, i
   Call call;
   call.recv.set(buffer, t, uint64_t(count), 1);
   PAMIR_STAGE(c, call.recv);
-  call.pack_recv = c->rank == root;
+  call.pack_recv = is_root_of(c, root);
   call.unpack_recv = !call.pack_recv;
   a.recvbuf = call.recv.ptr();
   return launch(c, fn_, Collective::bcast, contiguous | aligned_bit(a.recvbuf, nullptr), a.bytes, a, &call,
@@ -496,15 +529,17 @@ int bcast(const char *fn_, void *buffer, int64_t count, MPI_Datatype datatype, i
 int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
            MPI_Op op, int root, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
+  PAMIR_ROOT(c, root);
+  if (!takes_part(c, root)) return launch_idle(c, fn_, Collective::reduce, request);
   Datatype *t = PAMIR_TYPE(c, datatype);
   Op *o = PAMIR_OP(c, op);
-  PAMIR_ROOT(c, root);
-  const bool is_root = c->rank == root;
+  const bool is_root = is_root_of(c, root);
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place && !is_root);
   PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
               root);
-  PAMIR_CHECK_PART(c, sendbuf, count, t, 1, "send");
+  const bool sends = !(c->remote && is_root);  // an inter-communicator's root only receives
+  if (sends) PAMIR_CHECK_PART(c, sendbuf, count, t, 1, "send");
   if (is_root) {
     PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
                 "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
@@ -512,7 +547,7 @@ int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, M
                 (long long)count);
   }
   const uint64_t bytes = span_bytes(t, uint64_t(count));
-  PAMIR_CHECK(c, !is_root || in_place || !overlap(sendbuf, bytes, recvbuf, bytes), MPI_ERR_BUFFER,
+  PAMIR_CHECK(c, !is_root || !sends || in_place || !overlap(sendbuf, bytes, recvbuf, bytes), MPI_ERR_BUFFER,
               "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
   PAMIR_REDUCTION(c, o, t, r);
   coll::Args a;
@@ -520,7 +555,7 @@ int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, M
   a.recvbuf = recvbuf;
   a.count = elements(o, t, count);
   a.op = r;
-  a.root = root;
+  a.root = algorithm_root(c, root);
   a.in_place = in_place;
   // Only the root's receive buffer is written.
   return launch_reduction(c, fn_, Collective::reduce, t, o, count, is_root, a, request);
@@ -529,10 +564,10 @@ int reduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, M
 int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
   Op *o = PAMIR_OP(c, op);
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place);
   PAMIR_CHECK_PART(c, sendbuf, count, t, 1, "send");
   PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
               "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
@@ -554,36 +589,39 @@ int allreduce(const char *fn_, const void *sendbuf, void *recvbuf, int64_t count
 int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
            int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
-  const bool is_root = c->rank == root;
+  if (!takes_part(c, root)) return launch_idle(c, fn_, Collective::gather, request);
+  const bool is_root = is_root_of(c, root);
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place && !is_root);
   PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
               root);
+  const bool sends = !in_place && !(c->remote && is_root);  // an inter-communicator's root only receives
+  const uint64_t p = uint64_t(c->peer_size);
   Datatype *st = nullptr, *rt = nullptr;
   uint64_t sbytes = 0, rbytes = 0;
-  if (!in_place) {
+  if (sends) {
     st = PAMIR_TYPE(c, sendtype);
     PAMIR_CHECK_PART(c, sendbuf, sendcount, st, 1, "send");
     sbytes = data_bytes(st, sendcount);
   }
   if (is_root) {
     rt = PAMIR_TYPE(c, recvtype);
-    PAMIR_CHECK_PART(c, recvbuf, recvcount, rt, uint64_t(c->size), "receive");
+    PAMIR_CHECK_PART(c, recvbuf, recvcount, rt, p, "receive");
     PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
                 "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
     rbytes = data_bytes(rt, recvcount);
-    if (!in_place) {
+    if (sends) {
       PAMIR_SAME_BYTES(c, sbytes, rbytes);
       PAMIR_CHECK(c,
                   !overlap(sendbuf, span_bytes(st, uint64_t(sendcount)), recvbuf,
-                           span_bytes(rt, uint64_t(recvcount)) * uint64_t(c->size)),
+                           span_bytes(rt, uint64_t(recvcount)) * p),
                   MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
     }
   }
   Call call;
-  if (!in_place) call.send.set(sendbuf, st, uint64_t(sendcount), 1);
-  if (is_root) call.recv.set(recvbuf, rt, uint64_t(recvcount), uint64_t(c->size));
+  if (sends) call.send.set(sendbuf, st, uint64_t(sendcount), 1);
+  if (is_root) call.recv.set(recvbuf, rt, uint64_t(recvcount), p);
   PAMIR_STAGE(c, call.send);
   PAMIR_STAGE(c, call.recv);
   call.pack_send = true;
@@ -593,7 +631,7 @@ int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype
   a.sendbuf = in_place ? MPI_IN_PLACE : call.send.ptr();
   a.recvbuf = call.recv.ptr();
   a.bytes = is_root ? rbytes : sbytes;
-  a.root = root;
+  a.root = algorithm_root(c, root);
   a.in_place = in_place;
   const uint32_t bits = ((!st || st->contiguous) && (!rt || rt->contiguous) ? coll::kContiguous : 0) |
                         (in_place ? coll::kInPlace : 0) |
@@ -604,45 +642,48 @@ int gather(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype
 int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
             int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
-  const bool is_root = c->rank == root;
+  if (!takes_part(c, root)) return launch_idle(c, fn_, Collective::scatter, request);
+  const bool is_root = is_root_of(c, root);
   const bool in_place = recvbuf == MPI_IN_PLACE;
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place && !is_root);
   PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
               root);
+  const bool receives = !in_place && !(c->remote && is_root);  // an inter-communicator's root only sends
+  const uint64_t p = uint64_t(c->peer_size);
   Datatype *st = nullptr, *rt = nullptr;
   uint64_t sbytes = 0, rbytes = 0;
-  if (!in_place) {
+  if (receives) {
     rt = PAMIR_TYPE(c, recvtype);
     PAMIR_CHECK_PART(c, recvbuf, recvcount, rt, 1, "receive");
     rbytes = data_bytes(rt, recvcount);
   }
   if (is_root) {
     st = PAMIR_TYPE(c, sendtype);
-    PAMIR_CHECK_PART(c, sendbuf, sendcount, st, uint64_t(c->size), "send");
+    PAMIR_CHECK_PART(c, sendbuf, sendcount, st, p, "send");
     PAMIR_CHECK(c, sendbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
                 "MPI_IN_PLACE is not a send buffer (pass it as recvbuf)");
     sbytes = data_bytes(st, sendcount);
-    if (!in_place) {
+    if (receives) {
       PAMIR_SAME_BYTES(c, sbytes, rbytes);
       PAMIR_CHECK(c,
-                  !overlap(sendbuf, span_bytes(st, uint64_t(sendcount)) * uint64_t(c->size), recvbuf,
+                  !overlap(sendbuf, span_bytes(st, uint64_t(sendcount)) * p, recvbuf,
                            span_bytes(rt, uint64_t(recvcount))),
                   MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (use MPI_IN_PLACE)");
     }
   }
   Call call;
-  if (is_root) call.send.set(sendbuf, st, uint64_t(sendcount), uint64_t(c->size));
-  if (!in_place) call.recv.set(recvbuf, rt, uint64_t(recvcount), 1);
+  if (is_root) call.send.set(sendbuf, st, uint64_t(sendcount), p);
+  if (receives) call.recv.set(recvbuf, rt, uint64_t(recvcount), 1);
   PAMIR_STAGE(c, call.send);
   PAMIR_STAGE(c, call.recv);
   call.pack_send = is_root;
-  call.unpack_recv = !in_place;
+  call.unpack_recv = receives;
   coll::Args a;
   a.sendbuf = call.send.ptr();
   a.recvbuf = in_place ? MPI_IN_PLACE : call.recv.ptr();
   a.bytes = is_root ? sbytes : rbytes;
-  a.root = root;
+  a.root = algorithm_root(c, root);
   a.in_place = in_place;
   const uint32_t bits = ((!st || st->contiguous) && (!rt || rt->contiguous) ? coll::kContiguous : 0) |
                         (in_place ? coll::kInPlace : 0) |
@@ -650,11 +691,41 @@ int scatter(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
   return launch(c, fn_, Collective::scatter, bits, a.bytes, a, &call, request, st, rt);
 }
 
+// Allgather and alltoall on an inter-communicator: the parts of each side as blocks, since the other
+// group's parts need not be as long as this one's (its counts and types are its own).
+int all_to_all_inter(Comm *c, const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, bool alltoall, Req request) {
+  PAMIR_NOT_IN_PLACE_INTER(c, sendbuf == MPI_IN_PLACE);
+  PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a receive buffer");
+  Datatype *st = PAMIR_TYPE(c, sendtype), *rt = PAMIR_TYPE(c, recvtype);
+  const int m = c->peer_size, send_blocks = alltoall ? m : 1;
+  PAMIR_CHECK_PART(c, recvbuf, recvcount, rt, uint64_t(m), "receive");
+  PAMIR_CHECK_PART(c, sendbuf, sendcount, st, uint64_t(send_blocks), "send");
+  std::vector<int64_t> rcounts(size_t(m), recvcount), scounts(size_t(send_blocks), sendcount);
+  std::vector<int64_t> rdispls(size_t(m), 0), sdispls(size_t(send_blocks), 0);
+  for (int i = 0; i < m; ++i) rdispls[size_t(i)] = int64_t(i) * recvcount;
+  for (int i = 0; i < send_blocks; ++i) sdispls[size_t(i)] = int64_t(i) * sendcount;
+  Call call;
+  if (int rc = make_blocks(c, fn_, recvbuf, rcounts.data(), rdispls.data(), rt, nullptr, m, call.rblocks,
+                           "receive"))
+    return rc;
+  if (int rc = make_blocks(c, fn_, sendbuf, scounts.data(), sdispls.data(), st, nullptr, send_blocks,
+                           call.sblocks, "send"))
+    return rc;
+  coll::Args a;
+  a.sblocks = call.sblocks.data();
+  a.rblocks = call.rblocks.data();
+  return launch(c, fn_, alltoall ? Collective::alltoall : Collective::allgather, 0, data_bytes(rt, recvcount),
+                a, &call, request, st, rt);
+}
+
 // Allgather (send_blocks = 1) and alltoall (send_blocks = p): the same checks, and the same staging.
 int all_to_all(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
                int64_t recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool alltoall, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
+  if (c->remote)
+    return all_to_all_inter(c, fn_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, alltoall,
+                            request);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const uint64_t p = uint64_t(c->size), send_blocks = alltoall ? p : 1;
   Datatype *rt = PAMIR_TYPE(c, recvtype);
@@ -732,12 +803,14 @@ template <typename CountT>
 int reduce_scatter(const char *fn_, const void *sendbuf, void *recvbuf, const CountT *counts, int64_t each,
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   Datatype *t = PAMIR_TYPE(c, datatype);
   Op *o = PAMIR_OP(c, op);
   const bool block = each != kNotBlock;
   PAMIR_CHECK(c, block || counts, MPI_ERR_ARG, "recvcounts is NULL");
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  // On an inter-communicator the counts are this group's, and the send buffers of both groups hold
+  // their sum (the other group's result is scattered here).
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place);
   Call call;
   try {
     call.counts.resize(size_t(c->size));
@@ -792,15 +865,17 @@ int gatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
             const CountT *recvcounts, const DisplT *displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
             Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
-  const bool is_root = c->rank == root;
+  if (!takes_part(c, root)) return launch_idle(c, fn_, Collective::gatherv, request);
+  const bool is_root = is_root_of(c, root);
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place && !is_root);
   PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
               root);
+  const bool sends = !in_place && !(c->remote && is_root);
   Call call;
   Datatype *st = nullptr, *rt = nullptr;
-  if (!in_place) {
+  if (sends) {
     st = PAMIR_TYPE(c, sendtype);
     if (int rc = one_block(c, fn_, sendbuf, sendcount, st, call.sblocks, "send")) return rc;
   }
@@ -808,15 +883,15 @@ int gatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Datatyp
     rt = PAMIR_TYPE(c, recvtype);
     PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
                 "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
-    if (int rc =
-            make_blocks(c, fn_, recvbuf, recvcounts, displs, rt, nullptr, c->size, call.rblocks, "receive"))
+    if (int rc = make_blocks(c, fn_, recvbuf, recvcounts, displs, rt, nullptr, c->peer_size, call.rblocks,
+                             "receive"))
       return rc;
-    if (!in_place) PAMIR_SAME_BYTES(c, call.sblocks[0].bytes, call.rblocks[size_t(root)].bytes);
+    if (sends) PAMIR_SAME_BYTES(c, call.sblocks[0].bytes, call.rblocks[size_t(root)].bytes);
   }
   coll::Args a;
   a.sblocks = call.sblocks.data();
   a.rblocks = call.rblocks.data();
-  a.root = root;
+  a.root = algorithm_root(c, root);
   a.in_place = in_place;
   return launch(c, fn_, Collective::gatherv, in_place ? coll::kInPlace : 0, 0, a, &call, request, st, rt);
 }
@@ -826,15 +901,17 @@ int scatterv(const char *fn_, const void *sendbuf, const CountT *sendcounts, con
              MPI_Datatype sendtype, void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int root,
              MPI_Comm comm, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   PAMIR_ROOT(c, root);
-  const bool is_root = c->rank == root;
+  if (!takes_part(c, root)) return launch_idle(c, fn_, Collective::scatterv, request);
+  const bool is_root = is_root_of(c, root);
   const bool in_place = recvbuf == MPI_IN_PLACE;
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place && !is_root);
   PAMIR_CHECK(c, !in_place || is_root, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root (rank %d) only",
               root);
+  const bool receives = !in_place && !(c->remote && is_root);
   Call call;
   Datatype *st = nullptr, *rt = nullptr;
-  if (!in_place) {
+  if (receives) {
     rt = PAMIR_TYPE(c, recvtype);
     if (int rc = one_block(c, fn_, recvbuf, recvcount, rt, call.rblocks, "receive")) return rc;
   }
@@ -842,14 +919,15 @@ int scatterv(const char *fn_, const void *sendbuf, const CountT *sendcounts, con
     st = PAMIR_TYPE(c, sendtype);
     PAMIR_CHECK(c, sendbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
                 "MPI_IN_PLACE is not a send buffer (pass it as recvbuf)");
-    if (int rc = make_blocks(c, fn_, sendbuf, sendcounts, displs, st, nullptr, c->size, call.sblocks, "send"))
+    if (int rc =
+            make_blocks(c, fn_, sendbuf, sendcounts, displs, st, nullptr, c->peer_size, call.sblocks, "send"))
       return rc;
-    if (!in_place) PAMIR_SAME_BYTES(c, call.sblocks[size_t(root)].bytes, call.rblocks[0].bytes);
+    if (receives) PAMIR_SAME_BYTES(c, call.sblocks[size_t(root)].bytes, call.rblocks[0].bytes);
   }
   coll::Args a;
   a.sblocks = call.sblocks.data();
   a.rblocks = call.rblocks.data();
-  a.root = root;
+  a.root = algorithm_root(c, root);
   a.in_place = in_place;
   return launch(c, fn_, Collective::scatterv, in_place ? coll::kInPlace : 0, 0, a, &call, request, st, rt);
 }
@@ -859,19 +937,19 @@ int allgatherv(const char *fn_, const void *sendbuf, int64_t sendcount, MPI_Data
                const CountT *recvcounts, const DisplT *displs, MPI_Datatype recvtype, MPI_Comm comm,
                Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place);
   Call call;
   Datatype *st = nullptr, *rt = PAMIR_TYPE(c, recvtype);
   PAMIR_CHECK(c, recvbuf != MPI_IN_PLACE, MPI_ERR_BUFFER,
               "MPI_IN_PLACE is not a receive buffer (pass it as sendbuf)");
-  if (int rc =
-          make_blocks(c, fn_, recvbuf, recvcounts, displs, rt, nullptr, c->size, call.rblocks, "receive"))
+  if (int rc = make_blocks(c, fn_, recvbuf, recvcounts, displs, rt, nullptr, c->peer_size, call.rblocks,
+                           "receive"))
     return rc;
   if (!in_place) {
     st = PAMIR_TYPE(c, sendtype);
     if (int rc = one_block(c, fn_, sendbuf, sendcount, st, call.sblocks, "send")) return rc;
-    PAMIR_SAME_BYTES(c, call.sblocks[0].bytes, call.rblocks[size_t(c->rank)].bytes);
+    if (!c->remote) PAMIR_SAME_BYTES(c, call.sblocks[0].bytes, call.rblocks[size_t(c->rank)].bytes);
   }
   uint64_t total = 0;  // every rank knows every part's size: the size class is the same everywhere
   for (const coll::Block &b : call.rblocks) total += b.bytes;
@@ -892,9 +970,9 @@ int alltoallv(const char *fn_, const void *sendbuf, const CountT *sendcounts, co
               const DisplT *rdispls, MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm,
               bool w, Req request) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_INTRA(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  const int p = c->size;
+  PAMIR_NOT_IN_PLACE_INTER(c, in_place);
+  const int p = c->peer_size;
   Call call;
   std::vector<Datatype *> stypes, rtypes;
   Datatype *st = nullptr, *rt = nullptr;
@@ -928,7 +1006,8 @@ int alltoallv(const char *fn_, const void *sendbuf, const CountT *sendcounts, co
     if (int rc = make_blocks(c, fn_, sendbuf, sendcounts, sdispls, st, w ? stypes.data() : nullptr, p,
                              call.sblocks, "send"))
       return rc;
-    PAMIR_SAME_BYTES(c, call.sblocks[size_t(c->rank)].bytes, call.rblocks[size_t(c->rank)].bytes);
+    if (!c->remote)
+      PAMIR_SAME_BYTES(c, call.sblocks[size_t(c->rank)].bytes, call.rblocks[size_t(c->rank)].bytes);
   }
   coll::Args a;
   a.sblocks = call.sblocks.data();

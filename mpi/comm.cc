@@ -36,45 +36,6 @@ Comm g_self{};
   return true;
 }();
 
-MPI_Group group_handle(Group *g) {
-  return g == group_empty() ? MPI_GROUP_EMPTY : handle_of<MPI_Group>(g);
-}
-
-void group_release(Group *g) {
-  if (!g || g->predefined) return;
-  if (g->refs == 1 && g->int_handle) object_forget_int(Kind::group, g->int_handle);
-  release(g);
-}
-
-coll::Team team_of(const Comm *c) {
-  return coll::Team{c->rank, c->size, c->coll_ctx(), c->local->tasks.data()};
-}
-
-// A failed collective step, as an MPI error raised on c.
-[[gnu::cold]] int coll_failed(Comm *c, const char *fn, int rc) {
-  switch (pamir::Err(rc)) {
-    case pamir::Err::proc_failed:
-      return raise(c, fn, MPI_ERR_PROC_ABORTED, "a peer process is gone");
-    case pamir::Err::truncate:
-      return raise(c, fn, MPI_ERR_INTERN, "a message of the communicator-creation protocol was truncated");
-    default:
-      return raise(c, fn, MPI_ERR_INTERN, "communication failed while creating the communicator (error %d)",
-                   rc);
-  }
-}
-
-// Runs one agreement to its end; what went wrong is raised on parent.
-int agree(Comm *parent, const char *fn, BlockingAgreement &a, uint16_t &out) {
-  const int rc = a.wait();
-  if (rc == Agreement::kNoFreeId)
-    return raise(parent, fn, MPI_ERR_OTHER,
-                 "no context id is free on all members (all %u id pairs are in use on some process)",
-                 kContextIds / 2);
-  if (rc) return coll_failed(parent, fn, rc);
-  out = a.ctx;
-  return MPI_SUCCESS;
-}
-
 // MPI_Comm_create_group's messages: the parent's collective context, under a tag of their own range
 // (above the collectives' internal tags) made from the user's tag.
 constexpr int32_t kCreateGroupTag = 1 << 27;
@@ -88,7 +49,7 @@ Comm *comm_make(Comm *parent, Group *group, uint16_t ctx) {
 // The rank in c of every member of g, or nothing when g has a process that is not in c.
 std::optional<std::vector<int>> ranks_in(const Group *g, const Comm *c) {
   std::unordered_map<uint32_t, int> rank_of;
-  for (int r = 0; r < c->size; ++r) rank_of.emplace(c->task_of(r), r);
+  for (int r = 0; r < c->size; ++r) rank_of.emplace(c->local_task(r), r);
   std::vector<int> ranks;
   ranks.reserve(g->tasks.size());
   for (uint32_t t : g->tasks) {
@@ -117,28 +78,40 @@ bool subgroup_of(const Group *g, const Comm *c) {
     g_;                                                           \
   })
 
-// MPI_Comm_split's work: an allgather of (color, key), then the members of this process's color
-// ordered by key and old rank, and one context id for all colors.
+// The processes of one color among `n` entries of (color, key) from `from`, ordered by key and then
+// by their order there, as a group of their job ranks (nullptr for MPI_UNDEFINED or none).
+Group *color_group(const int32_t *all, int n, const uint32_t *tasks, int color) {
+  if (color == MPI_UNDEFINED) return nullptr;
+  std::vector<int> ranks;
+  for (int r = 0; r < n; ++r)
+    if (all[2 * r] == color) ranks.push_back(r);
+  if (ranks.empty()) return nullptr;
+  std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) { return all[2 * a + 1] < all[2 * b + 1]; });
+  std::vector<uint32_t> out;
+  out.reserve(ranks.size());
+  for (int r : ranks) out.push_back(tasks[r]);
+  return group_make(std::move(out));
+}
+
+// MPI_Comm_split's work: an allgather of (color, key) over the communicator (both groups of an
+// inter-communicator), then the members of this process's color ordered by key and old rank (in each
+// group), and one context id for all colors.
 int split(Comm *c, const char *fn, int color, int key, Comm **out) {
   *out = nullptr;
-  std::vector<int32_t> all(size_t(c->size) * 2);
+  const coll::Team t = c->team();
+  std::vector<int32_t> all(size_t(t.size) * 2);
   const int32_t mine[2] = {color, key};
-  coll::Team t = team_of(c);
-  if (int rc = coll::internal_allgather(t, mine, all.data(), sizeof mine)) return coll_failed(c, fn, rc);
-  Group *g = nullptr;
-  if (color != MPI_UNDEFINED) {
-    std::vector<int> ranks;
-    for (int r = 0; r < c->size; ++r)
-      if (all[size_t(2 * r)] == color) ranks.push_back(r);
-    std::stable_sort(ranks.begin(), ranks.end(),
-                     [&](int a, int b) { return all[size_t(2 * a + 1)] < all[size_t(2 * b + 1)]; });
-    std::vector<uint32_t> tasks;
-    tasks.reserve(ranks.size());
-    for (int r : ranks) tasks.push_back(c->task_of(r));
-    g = group_make(std::move(tasks));
+  if (int rc = coll::internal_allgather(t, mine, all.data(), sizeof mine)) return creation_failed(c, fn, rc);
+  Group *g = nullptr, *remote = nullptr;
+  if (!c->remote) {
+    g = color_group(all.data(), c->size, c->local->tasks.data(), color);
+  } else {
+    g = color_group(all.data() + 2 * c->local_base, c->size, c->local->tasks.data(), color);
+    remote = color_group(all.data() + 2 * c->remote_base, c->peer_size, c->peer_tasks, color);
   }
-  int rc = comm_create_from(c, g, out, fn);
+  int rc = comm_create_from(c, g, out, fn, remote);
   group_release(g);
+  group_release(remote);
   return rc;
 }
 
@@ -156,6 +129,31 @@ MPI_Comm comm_handle(Comm *c) {
 }
 
 // --- the library's internal interface (mpi/comm.h) -------------------------------------------------
+
+// A failed collective step, as an MPI error raised on c.
+[[gnu::cold]] int creation_failed(Comm *c, const char *fn, int rc) {
+  switch (pamir::Err(rc)) {
+    case pamir::Err::proc_failed:
+      return raise(c, fn, MPI_ERR_PROC_ABORTED, "a peer process is gone");
+    case pamir::Err::truncate:
+      return raise(c, fn, MPI_ERR_INTERN, "a message of the communicator-creation protocol was truncated");
+    default:
+      return raise(c, fn, MPI_ERR_INTERN, "communication failed while creating the communicator (error %d)",
+                   rc);
+  }
+}
+
+// Runs one agreement to its end; what went wrong is raised on parent.
+int creation_agree(Comm *parent, const char *fn, BlockingAgreement &a, uint16_t &out) {
+  const int rc = a.wait();
+  if (rc == Agreement::kNoFreeId)
+    return raise(parent, fn, MPI_ERR_OTHER,
+                 "no context id is free on all members (all %u id pairs are in use on some process)",
+                 kContextIds / 2);
+  if (rc) return creation_failed(parent, fn, rc);
+  out = a.ctx;
+  return MPI_SUCCESS;
+}
 
 Comm *comm_world() {
   return &g_world;
@@ -184,6 +182,8 @@ void comms_init() {
     c.remote = nullptr;
     c.rank = c.local->rank;
     c.size = c.local->size();
+    c.peer_tasks = c.local->tasks.data();
+    c.peer_size = c.size;
     c.ctx = i.ctx;
     c.errhandler = errhandler_fatal();
     c.attrs.clear();
@@ -216,9 +216,11 @@ void comm_coll_init(Comm *c) {
   const bool shm_slot = one_node && !c->remote && coll::shm_slot_usable(c->coll_ctx(), c->size);
   c->coll_slots.clear();
   if (shm_slot && c->size > 1)
-    for (int r = 0; r < c->size; ++r) c->coll_slots.push_back(coll::shm_slot(c->task_of(r), c->coll_ctx()));
+    for (int r = 0; r < c->size; ++r)
+      c->coll_slots.push_back(coll::shm_slot(c->local_task(r), c->coll_ctx()));
   const uint32_t m = coll::comm_mask(c->size, one_node, node_ordered, shm_slot, node_groups,
-                                     one_node && context().oversubscribed());
+                                     one_node && context().oversubscribed()) |
+                     (c->remote ? coll::kInter : 0);
   for (size_t k = 0; k < size_t(coll::Collective::count_); ++k) {
     c->coll_mask[k] = m;
     c->coll_forced[k] = -1;
@@ -264,6 +266,31 @@ Comm *comm_from_group(Group *g, uint16_t ctx, Errhandler *eh) {
   if (!g->predefined) ++g->refs;
   c->rank = g->rank;
   c->size = g->size();
+  c->peer_tasks = g->tasks.data();
+  c->peer_size = c->size;
+  c->ctx = ctx;
+  c->errhandler = eh;
+  if (eh && !eh->predefined) ++eh->refs;
+  comm_coll_init(c);
+  return c;
+}
+
+Comm *intercomm_make(Group *local, Group *remote, uint16_t ctx, Errhandler *eh) {
+  Comm *c = pool<Comm>().make();
+  c->local = local;
+  c->remote = remote;
+  for (Group *g : {local, remote})
+    if (!g->predefined) ++g->refs;
+  c->rank = local->rank;
+  c->size = local->size();
+  c->peer_tasks = remote->tasks.data();
+  c->peer_size = remote->size();
+  const bool low = local->tasks[0] < remote->tasks[0];
+  const Group *first = low ? local : remote, *second = low ? remote : local;
+  c->both = first->tasks;
+  c->both.insert(c->both.end(), second->tasks.begin(), second->tasks.end());
+  c->local_base = low ? 0 : c->peer_size;
+  c->remote_base = low ? c->size : 0;
   c->ctx = ctx;
   c->errhandler = eh;
   if (eh && !eh->predefined) ++eh->refs;
@@ -276,18 +303,22 @@ int comm_split(Comm *c, const char *fn, int color, int key, Comm **out) {
 }
 
 Comm *comm_dup_of(Comm *parent, uint16_t ctx) {
+  if (parent->remote) return intercomm_make(parent->local, parent->remote, ctx, parent->errhandler);
   return comm_make(parent, parent->local, ctx);
 }
 
-int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn) {
+int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn, Group *remote) {
   *out = nullptr;
-  const bool member = group && group->rank != MPI_UNDEFINED;
+  const bool member =
+      group && group->rank != MPI_UNDEFINED && (!parent->remote || (remote && remote->size()));
   const uint64_t seq = parent->coll_seq++;
-  BlockingAgreement a(team_of(parent), coll::seq_tag(seq),
+  BlockingAgreement a(parent->team(), coll::seq_tag(seq),
                       agreement_key(parent->ctx, AgreeKind::collective, seq), member);
   uint16_t ctx = 0;
-  if (int rc = agree(parent, fn, a, ctx)) return rc;
-  if (member) *out = comm_make(parent, group, ctx);
+  if (int rc = creation_agree(parent, fn, a, ctx)) return rc;
+  if (member)
+    *out = parent->remote ? intercomm_make(group, remote, ctx, parent->errhandler)
+                          : comm_make(parent, group, ctx);
   return MPI_SUCCESS;
 }
 
@@ -340,7 +371,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
   *newcomm = MPI_COMM_NULL;
   Comm *n = nullptr;
-  if (int rc = comm_create_from(c, c->local, &n, fn_)) return rc;
+  if (int rc = comm_create_from(c, c->local, &n, fn_, c->remote)) return rc;
   n->hints = c->hints;
   n->topo = c->topo;
   std::copy(std::begin(c->coll_forced), std::end(c->coll_forced), n->coll_forced);
@@ -365,7 +396,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   int16_t forced[size_t(pamir::coll::Collective::count_)];
   if (int rc = comm_coll_hints(c, i->items, forced, fn_)) return rc;
   Comm *n = nullptr;
-  if (int rc = comm_create_from(c, c->local, &n, fn_)) return rc;
+  if (int rc = comm_create_from(c, c->local, &n, fn_, c->remote)) return rc;
   n->hints = i->items;  // the hints of info replace the parent's (MPI 4.1 §7.4.2)
   n->topo = c->topo;
   std::copy(std::begin(forced), std::end(forced), n->coll_forced);
@@ -396,6 +427,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
   PAMIR_ENTER("MPI_Comm_split_type");
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
+  PAMIR_CHECK(c, !c->remote, MPI_ERR_COMM, "comm is an inter-communicator");
   Info *hints = info == MPI_INFO_NULL ? nullptr : info_of(info);
   PAMIR_CHECK(c, info == MPI_INFO_NULL || hints, MPI_ERR_INFO, "info is not a valid info object");
   auto hint = [&](const char *k) -> std::string {
@@ -418,7 +450,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     case MPI_COMM_TYPE_HW_UNGUIDED: {
       // A strict subset of comm at the next hardware level: the node, when comm spans more than one.
       int here = 0;
-      for (int r = 0; r < c->size; ++r) here += on_this_node(c->task_of(r));
+      for (int r = 0; r < c->size; ++r) here += on_this_node(c->local_task(r));
       if (here < c->size) color = node;
       break;
     }
@@ -449,11 +481,17 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
   Group *g = PAMIR_GROUP(c, group);
-  PAMIR_CHECK(c, subgroup_of(g, c), MPI_ERR_GROUP,
-              "the group has processes that are not in the communicator");
+  PAMIR_CHECK(c, subgroup_of(g, c), MPI_ERR_GROUP, "the group has processes that are not in the %s",
+              c->remote ? "local group" : "communicator");
   Comm *n = nullptr;
   *newcomm = MPI_COMM_NULL;
-  if (int rc = comm_create_from(c, g, &n, fn_)) return rc;
+  // On an inter-communicator each group names its side, and learns the other's.
+  Group *remote = nullptr;
+  if (c->remote)
+    if (int rc = intercomm_swap_groups(c, g, &remote, fn_)) return rc;
+  const int rc = comm_create_from(c, g, &n, fn_, remote);
+  group_release(remote);
+  if (rc) return rc;
   *newcomm = comm_handle(n);
   return MPI_SUCCESS;
 }
@@ -464,6 +502,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
   Group *g = PAMIR_GROUP(c, group);
+  PAMIR_CHECK(c, !c->remote, MPI_ERR_COMM, "comm is an inter-communicator");
   PAMIR_CHECK(c, tag >= 0 && tag <= pamir::kTagUb, MPI_ERR_TAG, "tag %d is outside [0, MPI_TAG_UB=%d]", tag,
               pamir::kTagUb);
   const std::optional<std::vector<int>> wire = ranks_in(g, c);
@@ -477,7 +516,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
   BlockingAgreement a(team, kCreateGroupTag | (tag & (kCreateGroupTag - 1)),
                       agreement_key(c->ctx, AgreeKind::create_group, uint64_t(tag)), true);
   uint16_t ctx = 0;
-  if (int rc = agree(c, fn_, a, ctx)) return rc;
+  if (int rc = creation_agree(c, fn_, a, ctx)) return rc;
   *newcomm = comm_handle(comm_make(c, g, ctx));
   return MPI_SUCCESS;
 }
@@ -504,6 +543,12 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   PAMIR_CHECK(a, result, MPI_ERR_ARG, "result is NULL");
   if (a == b) {
     *result = MPI_IDENT;
+  } else if (!a->remote != !b->remote) {
+    *result = MPI_UNEQUAL;
+  } else if (a->remote) {
+    // Inter-communicators: congruent when both groups are the same, in the same order, else unequal.
+    *result = a->local->tasks == b->local->tasks && a->remote->tasks == b->remote->tasks ? MPI_CONGRUENT
+                                                                                         : MPI_UNEQUAL;
   } else if (a->local->tasks == b->local->tasks) {
     *result = MPI_CONGRUENT;
   } else if (a->size == b->size) {

@@ -11,6 +11,7 @@
 
 #include "collectives/mask.h"
 #include "collectives/nodes.h"
+#include "collectives/schedule.h"
 #include "collectives/shm_slot.h"
 #include "mpi/attr.h"
 #include "mpi/errors.h"
@@ -31,6 +32,8 @@ struct Group : Object {
 };
 
 Group *group_make(std::vector<uint32_t> tasks);  // computes `rank`
+MPI_Group group_handle(Group *g);
+void group_release(Group *g);  // drops a reference
 Group *group_empty();
 
 // A virtual topology (MPI chapter 8), fixed at creation and shared by duplicates.
@@ -49,15 +52,26 @@ struct Topology {
 // non-periodic edge).
 int cart_shifted(const Topology &t, size_t dim, int64_t disp);
 
-struct BsendBuffer;  // mpi/bsend.cc
+struct BsendBuffer;        // mpi/bsend.cc
+struct BlockingAgreement;  // mpi/context_id.h
 
 struct Comm : Object {
   static constexpr Kind kKind = Kind::comm;
   Group *local = nullptr;
-  Group *remote = nullptr;  // inter-communicators (a later issue); nullptr for intra
-  int rank = 0;
-  int size = 0;
-  uint16_t ctx = 0;  // point-to-point context id (even); the collective context is ctx + 1
+  Group *remote = nullptr;  // an inter-communicator's other group; nullptr for an intra-communicator
+  int rank = 0;             // in the local group
+  int size = 0;             // of the local group
+  // Where point-to-point ranks point: the remote group of an inter-communicator, else the local group.
+  const uint32_t *peer_tasks = nullptr;
+  int peer_size = 0;
+  // An inter-communicator's both groups as one team (coll::Team: the lower group first): job ranks,
+  // and where this process's group and the other start in it.
+  std::vector<uint32_t> both;
+  int local_base = 0;
+  int remote_base = 0;
+  // Point-to-point context id (even); the collective context is ctx + 1. An inter-communicator's is
+  // free on both its groups, and its collectives' messages between and inside the groups share it.
+  uint16_t ctx = 0;
   Errhandler *errhandler = nullptr;
   std::map<int, Attr> attrs;                               // keyval id -> value, in creation order of keyvals
   std::vector<std::pair<std::string, std::string>> hints;  // MPI_Comm_set_info
@@ -85,7 +99,19 @@ struct Comm : Object {
   coll::NodeLayout coll_nodes;
 
   uint16_t coll_ctx() const { return uint16_t(ctx + 1); }
-  uint32_t task_of(int r) const { return local->tasks[size_t(r)]; }
+  // The job rank of point-to-point rank r (in the remote group of an inter-communicator).
+  uint32_t task_of(int r) const { return peer_tasks[r]; }
+  uint32_t local_task(int r) const { return local->tasks[size_t(r)]; }
+  // What the collectives see of the communicator: its group, or both groups of an inter-communicator.
+  coll::Team team() const {
+    if (!remote)
+      return coll::Team{rank, size, coll_ctx(), local->tasks.data(), coll_slots.data(), coll_nodes.view()};
+    coll::Team t{local_base + rank, int(both.size()), coll_ctx(), both.data()};
+    t.local_size = size;
+    t.local_base = local_base;
+    t.remote_base = remote_base;
+    return t;
+  }
 };
 
 // Computes the partial masks of c's collectives (size, node placement) and clears forced algorithms.
@@ -107,13 +133,25 @@ void comms_finalize();
 
 // A new communicator over `group` (a subset of parent's group) with a fresh context id; collective
 // over `parent`. Members outside `group` pass nullptr and get MPI_COMM_NULL.
-int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn);
+// On an inter-communicator parent, `group` is this process's side of the new one and `remote` the
+// other side (nullptr or empty: MPI_COMM_NULL).
+int comm_create_from(Comm *parent, Group *group, Comm **out, const char *fn, Group *remote = nullptr);
 // A communicator over g (this process a member) with context ctx and error handler eh, with no parent
 // (MPI_Comm_create_from_group).
 Comm *comm_from_group(Group *g, uint16_t ctx, Errhandler *eh);
 // MPI_Comm_split's work (color MPI_UNDEFINED: *out is nullptr); errors are raised on c.
 int comm_split(Comm *c, const char *fn, int color, int key, Comm **out);
 
+// An inter-communicator over the disjoint groups local (this process a member) and remote, with
+// context ctx and error handler eh. Takes its own references.
+Comm *intercomm_make(Group *local, Group *remote, uint16_t ctx, Errhandler *eh);
+// MPI_Comm_create on an inter-communicator: gives each group the group the other passed (*remote, a
+// new reference; nullptr when it is empty). Collective over both groups; errors are raised on c.
+int intercomm_swap_groups(Comm *c, Group *mine, Group **remote, const char *fn);
+// A failed step of a creation's protocol (a pamir::Err value), raised on c.
+int creation_failed(Comm *c, const char *fn, int err);
+// Runs a creation's context-id agreement to its end: the id in out, or the failure raised on parent.
+int creation_agree(Comm *parent, const char *fn, BlockingAgreement &a, uint16_t &out);
 // A duplicate of parent's group with context ctx (no hints, attributes or forced algorithms yet).
 Comm *comm_dup_of(Comm *parent, uint16_t ctx);
 void comm_release(Comm *c);

@@ -19,8 +19,7 @@ namespace {
 
 struct Idup final : Agreement {
   Idup(Comm *p, uint64_t seq)
-      : Agreement(coll::Team{p->rank, p->size, p->coll_ctx(), p->local->tasks.data()}, coll::seq_tag(seq),
-                  agreement_key(p->ctx, AgreeKind::collective, seq), true),
+      : Agreement(p->team(), coll::seq_tag(seq), agreement_key(p->ctx, AgreeKind::collective, seq), true),
         parent(p) {
     if (!p->predefined) ++p->refs;  // MPI_Comm_free of the parent may come before completion
   }
@@ -57,7 +56,6 @@ int idup(const char *fn_, MPI_Comm comm, const Info *info, MPI_Comm *newcomm, MP
   Comm *c = PAMIR_COMM(comm);
   PAMIR_CHECK(c, newcomm, MPI_ERR_ARG, "newcomm is NULL");
   PAMIR_CHECK(c, request, MPI_ERR_ARG, "request is NULL");
-  PAMIR_CHECK(c, !c->remote, MPI_ERR_COMM, "MPI_Comm_idup of an inter-communicator is not implemented yet");
   const auto &hints = info ? info->items : c->hints;
   int16_t forced[size_t(coll::Collective::count_)];
   if (int rc = comm_coll_hints(c, hints, forced, fn_)) return rc;

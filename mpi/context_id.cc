@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <utility>
 
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/coll.h"
@@ -92,6 +93,16 @@ ContextIds &ids() {
 
 uint64_t agreement_key(uint16_t parent_ctx, AgreeKind kind, uint64_t value) {
   return (uint64_t(parent_ctx) << 48) | (uint64_t(kind) << 46) | (value & ((uint64_t(1) << 46) - 1));
+}
+
+uint64_t inter_key(uint16_t ctx_a, uint64_t seq_a, uint16_t ctx_b, uint64_t seq_b) {
+  if (std::make_pair(ctx_b, seq_b) < std::make_pair(ctx_a, seq_a)) {
+    std::swap(ctx_a, ctx_b);
+    std::swap(seq_a, seq_b);
+  }
+  constexpr uint64_t kSeq = (1u << 15) - 1;
+  return agreement_key(ctx_a, AgreeKind::inter,
+                       (uint64_t(ctx_b) << 30) | ((seq_a & kSeq) << 15) | (seq_b & kSeq));
 }
 
 Agreement::Agreement(const coll::Team &team, int32_t tag, uint64_t key, bool member, uint64_t check)

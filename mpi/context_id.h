@@ -19,6 +19,9 @@ enum class AgreeKind : uint8_t {
   collective = 0,    // collective over the parent (dup, idup, split, create): value = sequence number
   create_group = 1,  // MPI_Comm_create_group: value = the user's tag
   from_group = 2,    // MPI_Comm_create_from_group (no parent: kNoParent): value = a hash of the string tag
+  // MPI_Intercomm_create(_from_groups): the parent id is the lower of the two local communicators'
+  // (id, sequence number) pairs, the value the other id and both sequence numbers (inter_key).
+  inter = 3,
 };
 constexpr uint16_t kNoParent = 0xFFFF;  // the parent id in the key of an agreement without a parent
 
@@ -26,6 +29,10 @@ constexpr uint16_t kNoParent = 0xFFFF;  // the parent id in the key of an agreem
 // have no parent (MPI_Comm_create_from_group), among any processes of the job.
 constexpr uint16_t kParentlessCtx = uint16_t(kContextIds - 2);
 uint64_t agreement_key(uint16_t parent_ctx, AgreeKind kind, uint64_t value);
+// The key of an inter-communicator's creation from two groups' local communicators: the same on both
+// groups, and different for any two creations pending on one process, since each takes a collective
+// sequence number of that process's local communicator.
+uint64_t inter_key(uint16_t ctx_a, uint64_t seq_a, uint16_t ctx_b, uint64_t seq_b);
 
 // Rounds of a bitwise AND of the participants' free-pair bitmaps until a pair is free on every member:
 // a nonblocking schedule (coll::NbSchedule), which a blocking creation runs to its end with
@@ -72,7 +79,7 @@ class Agreement : public coll::NbSchedule {
 
 // Runs `a` to its end on the calling thread (other schedules, and other threads, progress meanwhile);
 // returns what finished() was given.
-struct BlockingAgreement final : Agreement {
+struct BlockingAgreement : Agreement {
   using Agreement::Agreement;
   int wait();
 

@@ -27,16 +27,6 @@ Group g_empty = [] {
   return true;
 }();
 
-MPI_Group group_handle(Group *g) {
-  return g == &g_empty ? MPI_GROUP_EMPTY : handle_of<MPI_Group>(g);
-}
-
-void group_release(Group *g) {
-  if (!g || g->predefined) return;
-  if (g->refs == 1 && g->int_handle) object_forget_int(Kind::group, g->int_handle);
-  release(g);
-}
-
 [[gnu::cold]] int bad_group(const char *fn, MPI_Group h) {
   if (h == MPI_GROUP_NULL) return raise(nullptr, fn, MPI_ERR_GROUP, "MPI_GROUP_NULL is not a group");
   if (is_freed<Group>(h)) return raise(nullptr, fn, MPI_ERR_GROUP, "the group was freed");
@@ -100,6 +90,16 @@ std::unordered_map<uint32_t, int> rank_of_task(const Group *g) {
 }
 
 }  // namespace
+
+MPI_Group group_handle(Group *g) {
+  return g == &g_empty ? MPI_GROUP_EMPTY : handle_of<MPI_Group>(g);
+}
+
+void group_release(Group *g) {
+  if (!g || g->predefined) return;
+  if (g->refs == 1 && g->int_handle) object_forget_int(Kind::group, g->int_handle);
+  release(g);
+}
 
 Group *group_empty() {
   return &g_empty;

@@ -87,12 +87,17 @@ inline MPI_Request done_request(Comm *c, int source) {
   return reinterpret_cast<MPI_Request>(r);
 }
 
+// What point-to-point ranks number, for error messages.
+inline const char *peer_group(const Comm *c) {
+  return c->remote ? "remote group" : "communicator";
+}
+
 // The checks and starts of MPI_Isend/MPI_Irecv (mpi/pt2pt.h).
 [[gnu::always_inline]] inline int check_send_inl(Comm *c, const char *fn_, const void *buf, int64_t count,
                                                  Datatype *t, int dest, int tag) {
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
-  PAMIR_CHECK(c, dest == MPI_PROC_NULL || (dest >= 0 && dest < c->size), MPI_ERR_RANK,
-              "destination rank %d is outside the communicator (size %d)", dest, c->size);
+  PAMIR_CHECK(c, dest == MPI_PROC_NULL || (dest >= 0 && dest < c->peer_size), MPI_ERR_RANK,
+              "destination rank %d is outside the %s (size %d)", dest, peer_group(c), c->peer_size);
   PAMIR_CHECK(c, tag >= 0 && tag <= kTagUb, MPI_ERR_TAG, "tag %d is outside [0, MPI_TAG_UB=%d]", tag, kTagUb);
   PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
               (long long)count);
@@ -102,8 +107,9 @@ inline MPI_Request done_request(Comm *c, int source) {
 [[gnu::always_inline]] inline int check_recv_inl(Comm *c, const char *fn_, const void *buf, int64_t count,
                                                  Datatype *t, int source, int tag) {
   PAMIR_CHECK(c, count >= 0, MPI_ERR_COUNT, "negative count %lld", (long long)count);
-  PAMIR_CHECK(c, source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size),
-              MPI_ERR_RANK, "source rank %d is outside the communicator (size %d)", source, c->size);
+  PAMIR_CHECK(
+      c, source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->peer_size),
+      MPI_ERR_RANK, "source rank %d is outside the %s (size %d)", source, peer_group(c), c->peer_size);
   PAMIR_CHECK(c, tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb), MPI_ERR_TAG,
               "tag %d is neither MPI_ANY_TAG nor in [0, MPI_TAG_UB=%d]", tag, kTagUb);
   PAMIR_CHECK(c, buffer_ok(buf, count, t), MPI_ERR_BUFFER, "buffer is NULL with count %lld",
@@ -365,8 +371,9 @@ int isendrecv_replace(const char *fn_, void *buf, int64_t count, MPI_Datatype da
 int probe(const char *fn_, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status, bool blocking,
           MPI_Message *message) {
   Comm *c = PAMIR_COMM(comm);
-  PAMIR_CHECK(c, source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size),
-              MPI_ERR_RANK, "source rank %d is outside the communicator (size %d)", source, c->size);
+  PAMIR_CHECK(
+      c, source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->peer_size),
+      MPI_ERR_RANK, "source rank %d is outside the %s (size %d)", source, peer_group(c), c->peer_size);
   PAMIR_CHECK(c, tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb), MPI_ERR_TAG,
               "tag %d is neither MPI_ANY_TAG nor in [0, MPI_TAG_UB=%d]", tag, kTagUb);
   PAMIR_CHECK(c, blocking || flag, MPI_ERR_ARG, "flag is NULL");

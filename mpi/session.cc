@@ -77,17 +77,38 @@ bool pset_members(const char *name, std::vector<uint32_t> &tasks) {
   return true;
 }
 
-uint64_t fnv1a(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; ++s) h = (h ^ uint8_t(*s)) * 1099511628211ull;
-  return h ? h : 1;
-}
-
 Errhandler *errhandler_of(MPI_Errhandler h) {
   return lookup<Errhandler>(h);
 }
 
 }  // namespace
+
+uint64_t string_tag_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; ++s) h = (h ^ uint8_t(*s)) * 1099511628211ull;
+  return h ? h : 1;
+}
+
+int comm_create_parentless(Group *g, const char *stringtag, Errhandler *eh, Comm **out, const char *fn_) {
+  // Among the group's members only, on the pair no communicator takes; messages name the senders' job
+  // ranks, so agreements of different groups never take each other's messages.
+  std::vector<int> wire(g->tasks.begin(), g->tasks.end());
+  pamir::coll::Team team{g->rank, g->size(), uint16_t(kParentlessCtx + 1), g->tasks.data()};
+  team.ranks = wire.data();
+  const uint64_t h = string_tag_hash(stringtag);
+  BlockingAgreement a(team, int32_t(h & 0x7FFFFFF), agreement_key(kNoParent, AgreeKind::from_group, h), true,
+                      h);
+  const int rc = a.wait();
+  if (rc == Agreement::kCheckFailed)
+    return raise(nullptr, fn_, MPI_ERR_ARG,
+                 "the members called with different string tags (this process: \"%s\")", stringtag);
+  if (rc == Agreement::kNoFreeId)
+    return raise(nullptr, fn_, MPI_ERR_OTHER, "no context id is free on all members of the group");
+  if (rc) return raise(nullptr, fn_, MPI_ERR_OTHER, "the agreement on a context id failed (error %d)", rc);
+  *out = comm_from_group(g, a.ctx, eh);
+  (*out)->session = g->session;
+  return MPI_SUCCESS;
+}
 
 }  // namespace pamir::mpi
 
@@ -222,23 +243,8 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
               "the error handler was made for sessions");
   PAMIR_CHECK(nullptr, g->rank != MPI_UNDEFINED, MPI_ERR_GROUP, "the calling process is not in the group");
   *newcomm = MPI_COMM_NULL;
-  // Among the group's members only, on the pair no communicator takes; messages name the senders' job
-  // ranks, so agreements of different groups never take each other's messages.
-  std::vector<int> wire(g->tasks.begin(), g->tasks.end());
-  pamir::coll::Team team{g->rank, g->size(), uint16_t(kParentlessCtx + 1), g->tasks.data()};
-  team.ranks = wire.data();
-  const uint64_t h = fnv1a(stringtag);
-  BlockingAgreement a(team, int32_t(h & 0x7FFFFFF), agreement_key(kNoParent, AgreeKind::from_group, h), true,
-                      h);
-  const int rc = a.wait();
-  if (rc == Agreement::kCheckFailed)
-    return raise(nullptr, fn_, MPI_ERR_ARG,
-                 "the members called with different string tags (this process: \"%s\")", stringtag);
-  if (rc == Agreement::kNoFreeId)
-    return raise(nullptr, fn_, MPI_ERR_OTHER, "no context id is free on all members of the group");
-  if (rc) return raise(nullptr, fn_, MPI_ERR_OTHER, "the agreement on a context id failed (error %d)", rc);
-  Comm *c = comm_from_group(g, a.ctx, eh);
-  c->session = g->session;
+  Comm *c = nullptr;
+  if (int rc = comm_create_parentless(g, stringtag, eh, &c, fn_)) return rc;
   *newcomm = comm_handle(c);
   return MPI_SUCCESS;
 }

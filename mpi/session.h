@@ -5,12 +5,16 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+
 #include "mpi/errors.h"
 #include "mpi/object.h"
 
 namespace pamir::mpi {
 
 struct BsendBuffer;
+struct Comm;
+struct Group;
 
 struct Session : Object {
   static constexpr Kind kKind = Kind::session;
@@ -22,5 +26,12 @@ struct Session : Object {
 // The session's buffered-send buffer, made on first use (mpi/bsend.cc owns what is in it).
 BsendBuffer *session_buffer(Session *s);
 void bsend_session_release(Session *s);
+
+// A 64-bit hash of a string tag (never 0).
+uint64_t string_tag_hash(const char *s);
+// MPI_Comm_create_from_group's work: a communicator over g (this process a member) with no parent,
+// its context id agreed among g's members on the reserved pair (mpi/context_id.h), keyed by stringtag.
+// Errors are raised with no communicator.
+int comm_create_parentless(Group *g, const char *stringtag, Errhandler *eh, Comm **out, const char *fn);
 
 }  // namespace pamir::mpi

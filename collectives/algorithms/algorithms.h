@@ -37,9 +37,28 @@ struct Args {
   int nout = 0;
 };
 
+// The root of a rooted collective on an inter-communicator (Team::local_size > 0): Args::root is the
+// root's rank in the other group, or one of these in the root's own group (MPI_ROOT, MPI_PROC_NULL).
+constexpr int kRootHere = -1;
+constexpr int kRootIdle = -2;
+
 using AlgorithmFn = Task (*)(Sched &, Args);
 
 Task neighbor_linear(Sched &s, Args a);
+
+// Inter-communicators: every collective has one algorithm, built from the intra algorithms run on each
+// group (Team::local) and messages between the groups (collectives/algorithms/inter.cc).
+Task barrier_inter(Sched &s, Args a);
+Task bcast_inter(Sched &s, Args a);
+Task reduce_inter(Sched &s, Args a);
+Task allreduce_inter(Sched &s, Args a);
+Task gather_inter(Sched &s, Args a);
+Task scatter_inter(Sched &s, Args a);
+Task reduce_scatter_inter(Sched &s, Args a);
+Task gatherv_inter(Sched &s, Args a);
+Task scatterv_inter(Sched &s, Args a);
+Task allgatherv_inter(Sched &s, Args a);
+Task alltoallv_inter(Sched &s, Args a);
 
 Task barrier_dissemination(Sched &s, Args a);
 Task barrier_tree(Sched &s, Args a);

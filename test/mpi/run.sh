@@ -255,7 +255,9 @@ for np in $nps; do
   ok_case "sessions.np$np" 0 "$np" -- sessions
   ok_case "sessions.mixed.np$np" 0 "$np" -- sessions mixed
 done
-for prog in coll_basic comm_basic attr_basic group_basic topo_basic neighbor requests_more dt_attr grequest bsend_buffers mpit; do
+# Inter-communicators between groups of different sizes (the world split at a third).
+ok_case "intercomm.np6" 0 6 -- intercomm
+for prog in coll_basic comm_basic attr_basic group_basic topo_basic neighbor intercomm hw_resource partitioned requests_more dt_attr grequest bsend_buffers mpit; do
   has "$prog" || continue
   for np in $nps; do ok_case "$prog.np$np" 0 "$np" -- "$prog"; done
 done
