@@ -17,6 +17,11 @@ using C = Collective;
 
 // Every algorithm, grouped by collective. `needs` is what the algorithm cannot work without; the
 // lists below and a tuning file may only choose it where the entry requires those bits.
+constexpr const char *kInterPairs = "a message with every process of the other group";
+constexpr const char *kInterToRoot = "every process of the other group sends to the root";
+constexpr const char *kInterFromRoot = "the root sends to every process of the other group";
+constexpr const char *kInterReduceScatter =
+    "a binomial reduce in each group, the first processes swap, each scatters the other group's result";
 const Algorithm kAlgorithms[] = {
     {C::barrier, "inter", barrier_inter, kInter, "a dissemination barrier over both groups"},
     {C::bcast, "inter", bcast_inter, kInter,
@@ -25,19 +30,17 @@ const Algorithm kAlgorithms[] = {
      "a binomial reduce in the other group to its first process, which sends the result to the root"},
     {C::allreduce, "inter", allreduce_inter, kInter,
      "a binomial reduce in each group, the first processes swap, a binomial broadcast in each group"},
-    {C::gather, "inter", gather_inter, kInter, "every process of the other group sends to the root"},
-    {C::scatter, "inter", scatter_inter, kInter, "the root sends to every process of the other group"},
-    {C::allgather, "inter", allgatherv_inter, kInter, "a message with every process of the other group"},
-    {C::alltoall, "inter", alltoallv_inter, kInter, "a message with every process of the other group"},
-    {C::reduce_scatter, "inter", reduce_scatter_inter, kInter,
-     "a binomial reduce in each group, the first processes swap, each scatters the other group's result"},
-    {C::reduce_scatter_block, "inter", reduce_scatter_inter, kInter,
-     "a binomial reduce in each group, the first processes swap, each scatters the other group's result"},
-    {C::gatherv, "inter", gatherv_inter, kInter, "every process of the other group sends to the root"},
-    {C::scatterv, "inter", scatterv_inter, kInter, "the root sends to every process of the other group"},
-    {C::allgatherv, "inter", allgatherv_inter, kInter, "a message with every process of the other group"},
-    {C::alltoallv, "inter", alltoallv_inter, kInter, "a message with every process of the other group"},
-    {C::alltoallw, "inter", alltoallv_inter, kInter, "a message with every process of the other group"},
+    {C::gather, "inter", gather_inter, kInter, kInterToRoot},
+    {C::scatter, "inter", scatter_inter, kInter, kInterFromRoot},
+    {C::allgather, "inter", allgatherv_inter, kInter, kInterPairs},
+    {C::alltoall, "inter", alltoallv_inter, kInter, kInterPairs},
+    {C::reduce_scatter, "inter", reduce_scatter_inter, kInter, kInterReduceScatter},
+    {C::reduce_scatter_block, "inter", reduce_scatter_inter, kInter, kInterReduceScatter},
+    {C::gatherv, "inter", gatherv_inter, kInter, kInterToRoot},
+    {C::scatterv, "inter", scatterv_inter, kInter, kInterFromRoot},
+    {C::allgatherv, "inter", allgatherv_inter, kInter, kInterPairs},
+    {C::alltoallv, "inter", alltoallv_inter, kInter, kInterPairs},
+    {C::alltoallw, "inter", alltoallv_inter, kInter, kInterPairs},
     {C::barrier, "dissemination", barrier_dissemination, 0, "ceil(log2 p) rounds of paired signals"},
     {C::barrier, "tree", barrier_tree, 0, "binomial fan-in to rank 0 and fan-out"},
     {C::barrier, "shm", barrier_shm, kShmSlot | kExclusive,

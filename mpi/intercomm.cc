@@ -21,7 +21,6 @@
 #include "collectives/scratch.h"
 #include "mpi/check.h"
 #include "mpi/context_id.h"
-#include "mpi/info.h"
 #include "mpi/session.h"
 #include "pami/context.h"
 #include "pamir_alias.h"
@@ -249,12 +248,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   Group *lg = lookup<Group>(local_group);
   PAMIR_CHECK(nullptr, lg, MPI_ERR_GROUP, "local_group is not a valid group");
   PAMIR_CHECK(nullptr, stringtag && newintercomm, MPI_ERR_ARG, "stringtag or newintercomm is NULL");
-  PAMIR_CHECK(nullptr, info == MPI_INFO_NULL || info_of(info), MPI_ERR_INFO,
-              "info is not a valid info object");
-  Errhandler *eh = errhandler == MPI_ERRHANDLER_NULL ? errhandler_fatal() : lookup<Errhandler>(errhandler);
-  PAMIR_CHECK(nullptr, eh, MPI_ERR_ERRHANDLER, "errhandler is not a valid error handler");
-  PAMIR_CHECK(nullptr, eh->type != Errhandler::Type::session_fn, MPI_ERR_ERRHANDLER,
-              "the error handler was made for sessions");
+  Errhandler *eh = nullptr;
+  if (int rc = parentless_args(fn_, info, errhandler, &eh)) return rc;
   PAMIR_CHECK(nullptr, lg->rank != MPI_UNDEFINED, MPI_ERR_GROUP, "the calling process is not in local_group");
   PAMIR_CHECK(nullptr, local_leader >= 0 && local_leader < lg->size(), MPI_ERR_RANK,
               "local_leader %d is outside local_group (size %d)", local_leader, lg->size());

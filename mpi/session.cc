@@ -89,6 +89,16 @@ uint64_t string_tag_hash(const char *s) {
   return h ? h : 1;
 }
 
+int parentless_args(const char *fn_, MPI_Info info, MPI_Errhandler errhandler, Errhandler **eh) {
+  PAMIR_CHECK(nullptr, info == MPI_INFO_NULL || info_of(info), MPI_ERR_INFO,
+              "info is not a valid info object");
+  *eh = errhandler == MPI_ERRHANDLER_NULL ? errhandler_fatal() : errhandler_of(errhandler);
+  PAMIR_CHECK(nullptr, *eh, MPI_ERR_ERRHANDLER, "errhandler is not a valid error handler");
+  PAMIR_CHECK(nullptr, (*eh)->type != Errhandler::Type::session_fn, MPI_ERR_ERRHANDLER,
+              "the error handler was made for sessions");
+  return MPI_SUCCESS;
+}
+
 int comm_create_parentless(Group *g, const char *stringtag, Errhandler *eh, Comm **out, const char *fn_) {
   // Among the group's members only, on the pair no communicator takes; messages name the senders' job
   // ranks, so agreements of different groups never take each other's messages.
@@ -235,12 +245,8 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
   Group *g = lookup<Group>(group);
   PAMIR_CHECK(nullptr, g, MPI_ERR_GROUP, "invalid group handle");
   PAMIR_CHECK(nullptr, stringtag && newcomm, MPI_ERR_ARG, "stringtag or newcomm is NULL");
-  PAMIR_CHECK(nullptr, info == MPI_INFO_NULL || info_of(info), MPI_ERR_INFO,
-              "info is not a valid info object");
-  Errhandler *eh = errhandler == MPI_ERRHANDLER_NULL ? errhandler_fatal() : errhandler_of(errhandler);
-  PAMIR_CHECK(nullptr, eh, MPI_ERR_ERRHANDLER, "errhandler is not a valid error handler");
-  PAMIR_CHECK(nullptr, eh->type != Errhandler::Type::session_fn, MPI_ERR_ERRHANDLER,
-              "the error handler was made for sessions");
+  Errhandler *eh = nullptr;
+  if (int rc = parentless_args(fn_, info, errhandler, &eh)) return rc;
   PAMIR_CHECK(nullptr, g->rank != MPI_UNDEFINED, MPI_ERR_GROUP, "the calling process is not in the group");
   *newcomm = MPI_COMM_NULL;
   Comm *c = nullptr;

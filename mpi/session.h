@@ -29,6 +29,10 @@ void bsend_session_release(Session *s);
 
 // A 64-bit hash of a string tag (never 0).
 uint64_t string_tag_hash(const char *s);
+// The checks of the creations without a parent (MPI_Comm_create_from_group,
+// MPI_Intercomm_create_from_groups): info, and an error handler made for communicators (MPI_ERRHANDLER_NULL:
+// MPI_ERRORS_ARE_FATAL), raised with no communicator.
+int parentless_args(const char *fn, MPI_Info info, MPI_Errhandler errhandler, Errhandler **eh);
 // MPI_Comm_create_from_group's work: a communicator over g (this process a member) with no parent,
 // its context id agreed among g's members on the reserved pair (mpi/context_id.h), keyed by stringtag.
 // Errors are raised with no communicator.
