@@ -79,10 +79,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   Errhandler *e = PAMIR_ERRHANDLER(c, errhandler);
   PAMIR_CHECK(c, e->type != Errhandler::Type::session_fn, MPI_ERR_ARG,
               "the error handler was made for sessions (MPI_Session_create_errhandler)");
-  if (!e->predefined) ++e->refs;
-  Errhandler *old = c->errhandler;
-  c->errhandler = e;
-  release(old);
+  errhandler_replace(c->errhandler, e);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Comm_set_errhandler);

@@ -26,6 +26,14 @@ Errhandler *errhandler_return();
 // The handle MPI_Comm_get_errhandler and its kin hand out for e: a predefined one's ABI value, or a new
 // reference to a user handler (freed with MPI_Errhandler_free).
 MPI_Errhandler errhandler_give(Errhandler *e);
+// Puts e in `slot` (a communicator's or a session's handler), taking a reference to it and dropping the
+// old one's.
+inline void errhandler_replace(Errhandler *&slot, Errhandler *e) {
+  if (!e->predefined) ++e->refs;
+  Errhandler *old = slot;
+  slot = e;
+  release(old);
+}
 
 // Makes a detailed code of class `cls` with the text "<fn>: <reason>" and raises it on `comm`'s error
 // handler (MPI_COMM_SELF's when comm is null, as the standard says for errors not tied to an object).

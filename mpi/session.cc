@@ -276,9 +276,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) 
   SESSION_CHECK(s, e, MPI_ERR_ERRHANDLER, "errhandler is not a valid error handler");
   SESSION_CHECK(s, e->predefined || e->type == Errhandler::Type::session_fn, MPI_ERR_ERRHANDLER,
                 "the error handler was made for communicators");
-  if (!e->predefined) ++e->refs;
-  release(s->errhandler);
-  s->errhandler = e;
+  errhandler_replace(s->errhandler, e);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Session_set_errhandler);
