@@ -18,9 +18,12 @@
 // send moves its partitions with their layout (seed 003); a non-contiguous receive goes through a
 // staging buffer, unpacked partition by partition as they arrive.
 //
-// The partition messages are not replayed from the descriptor FIFO as the other persistent requests
-// are (seed 004): MPI_Parrived needs each message's completion, which a replayed phase reports only as
-// a whole, and the sender posts them in the order the application makes partitions ready.
+// The messages are a pattern like the other persistent requests' (seed 004): the first start after the
+// match records them as one section of the descriptor FIFO, one descriptor and one counter per message,
+// and every later start replays it. The receiver's start rewinds the section and injects it whole; the
+// sender's re-arms its counters and injects each descriptor alone, in MPI_Pready, so that the messages
+// leave in the order the application makes partitions ready. MPI_Parrived reads the counters of the
+// messages that cover a partition. A section that finds no room in the FIFO takes the ordinary path.
 #include <algorithm>
 #include <bitset>
 #include <new>
@@ -32,7 +35,9 @@
 #include "mpi/info.h"
 #include "mpi/request.h"
 #include "pami/context.h"
+#include "pami/pattern.h"
 #include "pami/request.h"
+#include "pami/stats.h"
 #include "pamir_alias.h"
 
 namespace pamir::mpi {
@@ -113,12 +118,33 @@ struct Partitioned final : PersistentOp {
   std::vector<uint64_t> missing;
   uint64_t posted = 0;
   bool can_send = false;
+  // The recorded pattern: its section, and the operations its descriptors arm (owned, kept across
+  // starts); `replaying` when the current start runs on it.
+  uint32_t section = PatternFifo::kNone;
+  uint64_t generation = 0;
+  uint64_t no_room = UINT64_MAX;
+  std::vector<pamir::Request *> recorded;
+  bool replaying = false;
+  bool receiving = false;  // the receiver's messages of this start are posted
   // Receiver with a non-contiguous type: the staging buffer and which partitions are unpacked.
   std::vector<char> staging;
   std::vector<uint8_t> unpacked;
 
   alignas(coll::NbSchedule) unsigned char run[sizeof(Round)];
 
+  pamir::Request *make(bool is_send, void *at, uint64_t bytes, const dt::Layout *layout, uint64_t elems,
+                       int32_t msg_tag) {
+    pamir::Request *r = request_alloc(is_send ? ReqKind::send : ReqKind::recv);
+    r->ctx = c->coll_ctx();
+    r->source = is_send ? c->rank : peer;
+    r->tag = msg_tag;
+    r->peer_task = c->task_of(peer);
+    r->buf = at;
+    r->bytes = bytes;
+    r->layout = layout;
+    r->elems = elems;
+    return r;
+  }
   pamir::Request *post(bool is_send, void *at, uint64_t bytes, const dt::Layout *layout, uint64_t elems,
                        int32_t msg_tag) {
     pamir::Request *r = request_alloc(is_send ? ReqKind::send : ReqKind::recv);
@@ -148,21 +174,93 @@ struct Partitioned final : PersistentOp {
     const uint64_t first = g * per_chunk;
     return std::min(per_chunk, hello.partitions - first);
   }
-  // The sender's chunk g: its partitions' elements, with their layout.
+  // Message g: the sender's partitions g * per_chunk on, with their layout; the receiver's place for it.
+  pamir::Request *make_message(uint64_t g) {
+    if (send) {
+      const uint64_t first = g * per_chunk, n = chunk_parts(g);
+      const Data d =
+          data_of(type, static_cast<char *>(buf) + int64_t(first * count) * type->extent, n * count);
+      return make(true, d.base, d.bytes, d.layout, d.elems, data_tag(channel, g));
+    }
+    char *base = whole.layout ? staging.data() : static_cast<char *>(whole.base);
+    return make(false, base + g * per_chunk * sender_part_bytes, chunk_parts(g) * sender_part_bytes, nullptr,
+                0, data_tag(channel, g));
+  }
+  // The ordinary path: message g made and started now.
   void post_send(uint64_t g) {
-    const uint64_t first = g * per_chunk, n = chunk_parts(g);
-    const Data d = data_of(type, static_cast<char *>(buf) + int64_t(first * count) * type->extent, n * count);
-    msgs[g] = post(true, d.base, d.bytes, d.layout, d.elems, data_tag(channel, g));
     ++posted;
+    if (replaying) {
+      PatternFifo &f = patterns();
+      inject_one(context(), f.descriptors(section)[g], f.counter(f.first(section) + uint32_t(g)));
+      return;
+    }
+    msgs[g] = make_message(g);
+    context().start_send(msgs[g]);
   }
   void post_receives() {
-    const uint64_t chunk_bytes = per_chunk * sender_part_bytes;
-    char *base = whole.layout ? staging.data() : static_cast<char *>(whole.base);
-    for (uint64_t g = 0; g < nchunks; ++g) {
-      const uint64_t off = g * chunk_bytes, len = chunk_parts(g) * sender_part_bytes;
-      msgs[g] = post(false, base + off, len, nullptr, 0, data_tag(channel, g));
-    }
+    receiving = true;
     if (whole.layout) unpacked.assign(partitions, 0);
+    if (replaying) {
+      PatternFifo &f = patterns();
+      f.rewind(section);
+      inject(context(), f);
+      return;
+    }
+    for (uint64_t g = 0; g < nchunks; ++g) {
+      msgs[g] = make_message(g);
+      context().start_recv(msgs[g]);
+    }
+  }
+  // Whether this start runs on the recorded section: recorded now if it is not (the first start after
+  // the match, or after the FIFO had no room), the ordinary path when there is none.
+  bool use_section() {
+    PatternFifo &f = patterns();
+    if (nchunks == 0 || nchunks > UINT32_MAX) return false;
+    if (!f.live(section, generation)) {
+      if (f.releases() == no_room) return false;
+      const uint32_t s = f.record(uintptr_t(this), uint32_t(nchunks), uint32_t(nchunks));
+      if (s == PatternFifo::kNone) {
+        no_room = f.releases();
+        ++stats().pattern_fallbacks;
+        return false;
+      }
+      if (recorded.empty())
+        for (uint64_t g = 0; g < nchunks; ++g) recorded.push_back(make_message(g));
+      Descriptor *d = f.descriptors(s);
+      for (uint32_t g = 0; g < uint32_t(nchunks); ++g) {
+        pamir::Request *r = recorded[g];
+        d[g].req = r;
+        d[g].counter = f.first(s) + g;
+        d[g].addr = r->buf;
+        d[g].length = r->bytes;
+        d[g].task = r->peer_task;
+        d[g].bits = match_bits(r->ctx, r->source, r->tag);
+        if (send) {
+          describe_send(d[g], context(), r->bytes, !r->layout);
+          if (r->layout) d[g].flags |= kDescTyped;
+        } else {
+          d[g].intent = Intent::receive;
+        }
+        f.counters(s)[g].zero = pattern_zero_ignored;
+        f.counters(s)[g].arg = nullptr;
+      }
+      f.seal(s);
+      section = s;
+      generation = f.generation(s);
+    } else {
+      ++stats().pattern_replays;
+    }
+    for (pamir::Request *r : recorded) r->status = pamir::Status{};
+    if (send) f.rearm(section);
+    return true;
+  }
+  // Whether message g of this start has completed.
+  bool message_done(uint64_t g) const {
+    if (replaying) {
+      PatternFifo &f = patterns();
+      return f.counter(f.first(section) + uint32_t(g)).value == 0;
+    }
+    return msgs[g] && msgs[g]->complete;
   }
   // Whether every message covering receiver partition q has arrived.
   bool arrived(uint64_t q) const {
@@ -171,7 +269,7 @@ struct Partitioned final : PersistentOp {
     if (!chunk_bytes) return true;
     const uint64_t lo = q * part_bytes / chunk_bytes, hi = ((q + 1) * part_bytes - 1) / chunk_bytes;
     for (uint64_t g = lo; g <= hi && g < nchunks; ++g)
-      if (!msgs[g] || !msgs[g]->complete) return false;
+      if (!message_done(g)) return false;
     return true;
   }
   void unpack(uint64_t q) {
@@ -207,6 +305,9 @@ struct Partitioned final : PersistentOp {
   // The end of a round: the first error of its messages; every message released.
   int end_round() {
     int e = 0;
+    if (replaying)
+      for (const pamir::Request *r : recorded)
+        if (!e && r->status.error != Err::ok) e = int(r->status.error);
     for (pamir::Request *&r : msgs) {
       if (!r) continue;
       if (!e && r->status.error != Err::ok) e = int(r->status.error);
@@ -220,6 +321,7 @@ struct Partitioned final : PersistentOp {
     if (!e && !send)
       for (uint64_t q = 0; q < partitions; ++q) unpack(q);
     can_send = false;
+    receiving = false;
     return e;
   }
 };
@@ -232,8 +334,8 @@ bool matching_done(const void *arg) {
 bool round_done(const void *arg) {
   const auto *p = static_cast<const Partitioned *>(arg);
   if (p->send && p->posted < p->nchunks) return false;
-  for (const pamir::Request *r : p->msgs)
-    if (!r || !r->complete) return false;
+  for (uint64_t g = 0; g < p->nchunks; ++g)
+    if (!p->message_done(g)) return false;
   return !p->answer_req || p->answer_req->complete;
 }
 
@@ -242,10 +344,11 @@ coll::Task round(coll::Sched &s, Partitioned *p) {
     co_await s.until(matching_done, p);
     if (int e = p->match()) co_return e;
   }
+  p->replaying = p->use_section();
   if (p->send) {
     p->can_send = true;
     for (uint64_t g = 0; g < p->nchunks; ++g)
-      if (!p->missing[g] && !p->msgs[g]) p->post_send(g);
+      if (!p->missing[g]) p->post_send(g);
   } else {
     p->post_receives();
   }
@@ -288,6 +391,9 @@ int Partitioned::start(const char *, pamir::Request *h) {
 
 Partitioned::~Partitioned() {
   Context &ctx = context();
+  // The section first: it names the operations released below.
+  if (patterns().live(section, generation)) patterns().release(section, generation);
+  for (pamir::Request *r : recorded) request_release(r);
   for (pamir::Request *r : {hello_req, answer_req}) {
     if (!r) continue;
     if (!r->complete && r->kind == ReqKind::recv) ctx.cancel_recv(r);
@@ -477,7 +583,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag) {
     *flag = 1;
     return MPI_SUCCESS;
   }
-  *flag = p->matched && !p->msgs.empty() && p->msgs[0] && p->arrived(uint64_t(partition));
+  *flag = p->receiving && p->arrived(uint64_t(partition));
   if (*flag) p->unpack(uint64_t(partition));
   return MPI_SUCCESS;
 }

@@ -136,6 +136,13 @@ class PatternFifo {
     head_ = sec.start;
     tail_ = sec.end;
   }
+  // Re-arms the section's counters only: a pattern whose descriptors are injected one at a time, each
+  // when the layer above says (a partitioned send's partitions, as MPI_Pready makes them ready).
+  void rearm(uint32_t s) {
+    const Section &sec = sections_[s];
+    PatternCounter *k = &counters_[sec.start];
+    for (uint32_t i = 0; i < sec.counters; ++i) k[i].value = k[i].armed;
+  }
   // The descriptors between head and tail, taken one at a time by the context (Context::inject).
   bool empty() const { return head_ == tail_; }
   const Descriptor &pop() { return fifo_[head_++]; }

@@ -255,6 +255,17 @@ for np in $nps; do
   ok_case "sessions.np$np" 0 "$np" -- sessions
   ok_case "sessions.mixed.np$np" 0 "$np" -- sessions mixed
 done
+# Partitioned communication on the ordinary path (no FIFO) and with a FIFO too small for most patterns;
+# by default its messages are recorded once and replayed at every later start.
+ok_case "partitioned.no_fifo" 0 3 PAMIR_PATTERN_FIFO=0 -- partitioned
+ok_case "partitioned.tiny_fifo" 0 2 PAMIR_PATTERN_FIFO=4 -- partitioned
+if run partitioned.stats 0 2 PAMIR_STATS=1 -- partitioned; then
+  if grep -Eq "rank 0 pattern.replays [1-9]" "$work/partitioned.stats.err"; then
+    pass partitioned.stats
+  else
+    fail partitioned.stats "no replayed start: $(grep 'pattern\.' "$work/partitioned.stats.err" | head -3 | tr '\n' '|')"
+  fi
+fi
 # Inter-communicators between groups of different sizes (the world split at a third).
 ok_case "intercomm.np6" 0 6 -- intercomm
 for prog in coll_basic comm_basic attr_basic group_basic topo_basic neighbor intercomm hw_resource partitioned requests_more dt_attr grequest bsend_buffers mpit; do
