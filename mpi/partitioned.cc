@@ -147,15 +147,7 @@ struct Partitioned final : PersistentOp {
   }
   pamir::Request *post(bool is_send, void *at, uint64_t bytes, const dt::Layout *layout, uint64_t elems,
                        int32_t msg_tag) {
-    pamir::Request *r = request_alloc(is_send ? ReqKind::send : ReqKind::recv);
-    r->ctx = c->coll_ctx();
-    r->source = is_send ? c->rank : peer;
-    r->tag = msg_tag;
-    r->peer_task = c->task_of(peer);
-    r->buf = at;
-    r->bytes = bytes;
-    r->layout = layout;
-    r->elems = elems;
+    pamir::Request *r = make(is_send, at, bytes, layout, elems, msg_tag);
     if (is_send) {
       context().start_send(r);
     } else {
@@ -186,7 +178,7 @@ struct Partitioned final : PersistentOp {
     return make(false, base + g * per_chunk * sender_part_bytes, chunk_parts(g) * sender_part_bytes, nullptr,
                 0, data_tag(channel, g));
   }
-  // The ordinary path: message g made and started now.
+  // Message g out: its descriptor injected, or (the ordinary path) made and started now.
   void post_send(uint64_t g) {
     ++posted;
     if (replaying) {
