@@ -1,0 +1,76 @@
+// The links of the emulated torus (issue 20, section 2): packets moved hop by hop along the geometry's
+// dimension-ordered routes, one packet per link per cycle, into bounded buffers with credit-based flow
+// control, so that a packet whose next buffer is full waits where it is and nothing is ever dropped.
+// Deterministic: the same injections give the same cycles and the same per-link counts.
+//
+// Deadlock: dimension-ordered routing never waits on a lower dimension, but a ring's wrap-around link
+// closes a cycle of buffers inside one dimension, which full buffers turn into a deadlock. Each link has
+// two virtual channels with a dateline (Dally and Seitz): a packet travels a dimension on channel 0
+// until it crosses that ring's wrap-around link (from the last coordinate to 0 going +, from 0 to the
+// last going -), and on channel 1 after it, so no ring's buffers form a cycle. `channels = 1` turns that
+// off (to show the deadlock it prevents).
+//
+// This is the engine's model of the network alone: what a packet carries beyond its route (payload,
+// counters, the descriptor it came from) belongs to the engine that drives it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "devices/torus/geometry.h"
+
+namespace pamir::torus {
+
+struct Packet {
+  uint32_t src = 0, dst = 0;  // nodes
+  uint64_t id = 0;            // the engine's (the order it injected them in, say)
+  int8_t dim = -1;            // the dimension it travels now (-1: not started)
+  int8_t dir = 0;
+  uint8_t vc = 0;
+  uint16_t hops = 0;
+};
+
+class Network {
+ public:
+  // `depth`: packets each virtual channel's buffer holds at the receiving end of a link.
+  Network(const Geometry &g, int depth, int channels = 2);
+
+  // Queues a packet at its source node's injection FIFO (unbounded: the rank side's, which the engine
+  // bounds by the FIFO's size).
+  void inject(const Packet &p);
+  // One cycle: every link moves at most one packet, from the state at the cycle's start. Returns how many
+  // packets moved or were delivered.
+  int cycle();
+  // Cycles until every injected packet is delivered; false when a cycle moves nothing while packets
+  // remain (a deadlock), or after `max_cycles`.
+  bool drain(uint64_t max_cycles);
+
+  const std::vector<Packet> &delivered() const { return delivered_; }
+  uint64_t in_flight() const { return in_flight_; }
+  uint64_t cycles() const { return cycles_; }
+  // Packets that crossed the link leaving `node` along `dim` in direction `dir` (+1 or -1).
+  uint64_t link_packets(uint32_t node, int dim, int dir) const { return link_packets_[link(node, dim, dir)]; }
+
+ private:
+  const Geometry &g_;
+  const int depth_;
+  const int channels_;
+  std::vector<Coords> node_coords_;
+  std::vector<std::vector<uint32_t>> neighbour_;  // [node][dim * 2 + (dir > 0)]
+  // Buffers at the receiving end of each link, per virtual channel: [link * channels + vc].
+  std::vector<std::deque<Packet>> buffers_;
+  std::vector<std::deque<Packet>> injection_;  // per node
+  std::vector<uint64_t> link_packets_;
+  std::vector<Packet> delivered_;
+  uint64_t in_flight_ = 0;
+  uint64_t cycles_ = 0;
+
+  size_t link(uint32_t node, int dim, int dir) const {
+    return (size_t(node) * kMaxDims + size_t(dim)) * 2 + (dir > 0);
+  }
+  // The packet's next hop from `node` (its dim and dir updated), or false at its destination.
+  bool next_hop(Packet &p, uint32_t node) const;
+};
+
+}  // namespace pamir::torus
