@@ -460,6 +460,46 @@ static void errors(MPI_Comm ic) {
         "scan on an inter-communicator");
   CHECK(err_class(MPI_Intercomm_create(ic, 0, MPI_COMM_WORLD, 0, 0, &m)) == MPI_ERR_COMM,
         "local_comm is an inter-communicator");
+  CHECK(err_class(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &m)) == MPI_ERR_COMM,
+        "split_type of an inter-communicator");
+  MPI_Group g;
+  MPI_Comm_group(ic, &g);
+  CHECK(err_class(MPI_Comm_create_group(ic, g, 0, &m)) == MPI_ERR_COMM,
+        "create_group of an inter-communicator");
+  MPI_Group_free(&g);
+  /* Comparison: itself, a duplicate (both groups alike), and an intra-communicator. */
+  int result = -1;
+  MPI_Comm d;
+  MPI_Comm_dup(ic, &d);
+  MPI_Comm_compare(ic, ic, &result);
+  CHECK(result == MPI_IDENT, "compare with itself: %d", result);
+  MPI_Comm_compare(ic, d, &result);
+  CHECK(result == MPI_CONGRUENT, "compare with its duplicate: %d", result);
+  MPI_Comm_compare(ic, MPI_COMM_WORLD, &result);
+  CHECK(result == MPI_UNEQUAL, "compare with MPI_COMM_WORLD: %d", result);
+  MPI_Comm_free(&d);
+  /* A communicator's info may force the inter algorithm, not an intra one (which the call refuses). */
+  MPI_Info info;
+  MPI_Info_create(&info);
+  for (int k = 0; k < 2; ++k) {
+    MPI_Info_set(info, "pamir_coll_bcast", k ? "binomial" : "inter");
+    MPI_Comm f;
+    MPI_Comm_dup_with_info(ic, info, &f);
+    MPI_Comm_set_errhandler(f, MPI_ERRORS_RETURN);
+    int lrank, root;
+    MPI_Comm_rank(f, &lrank);
+    root = wrank < split_at() ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    v = wrank < split_at() ? 42 : -1;
+    const int rc = MPI_Bcast(&v, 1, MPI_INT, root, f);
+    if (k == 0) {
+      CHECK(rc == MPI_SUCCESS && (wrank < split_at() || v == 42), "forced inter bcast: rc %d, value %d", rc,
+            v);
+    } else {
+      CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "a forced intra algorithm: rc %d", rc);
+    }
+    MPI_Comm_free(&f);
+  }
+  MPI_Info_free(&info);
   MPI_Comm_set_errhandler(ic, MPI_ERRORS_ARE_FATAL);
 }
 
