@@ -10,8 +10,8 @@
 // The second form appends an entry to the collective's list: it matches a call whose mask has every
 // <bit> set, every !<bit> clear and the size class k. The first entry of a collective in the file
 // replaces its built-in list; the list must end with an entry without conditions, and an entry must
-// require what its algorithm needs. Bits: power-of-two, one-node, small, node-ordered, contiguous,
-// builtin-op, commutative, in-place, aligned.
+// require what its algorithm needs. Bits: the names describe_mask uses (collectives/mask.cc). An
+// inter-communicator's calls never read the lists: each collective's `inter` algorithm serves them.
 #pragma once
 
 #include <cstdint>
