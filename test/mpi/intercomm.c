@@ -433,6 +433,35 @@ static void derived(MPI_Comm ic, int in_a) {
   }
 }
 
+/* Partitioned communication between the two groups' first processes, both ways: ranks name the other
+ * group's processes, as in point-to-point. */
+static void partitioned(MPI_Comm ic, int in_a) {
+  int lrank;
+  MPI_Comm_rank(ic, &lrank);
+  if (lrank != 0) return;
+  int out[6], in[6];
+  for (int i = 0; i < 6; ++i) out[i] = wrank * 10 + i, in[i] = -1;
+  MPI_Request s, r;
+  MPI_Precv_init(in, 3, 2, MPI_INT, 0, 9, ic, MPI_INFO_NULL, &r);
+  MPI_Psend_init(out, 2, 3, MPI_INT, 0, 9, ic, MPI_INFO_NULL, &s);
+  for (int it = 0; it < 2; ++it) {
+    MPI_Start(&r);
+    MPI_Start(&s);
+    MPI_Pready_range(0, 1, s);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
+    MPI_Status st;
+    MPI_Wait(&r, &st);
+    const int from = world_of_remote(in_a, 0);
+    int bad = 0;
+    for (int i = 0; i < 6; ++i) bad += in[i] != from * 10 + i;
+    CHECK(bad == 0 && st.MPI_SOURCE == 0, "partitioned across the groups: %d wrong, source %d", bad,
+          st.MPI_SOURCE);
+    for (int i = 0; i < 6; ++i) in[i] = -1;
+  }
+  MPI_Request_free(&s);
+  MPI_Request_free(&r);
+}
+
 static void errors(MPI_Comm ic) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm m;
@@ -517,6 +546,7 @@ int main(int argc, char **argv) {
     p2p(ic, in_a);
     for (int nb = 0; nb < 3; ++nb) collectives(ic, in_a, nb);
     derived(ic, in_a);
+    partitioned(ic, in_a);
 
     /* The same inter-communicator from groups, with no parent. */
     MPI_Group wg, ga, gb;
