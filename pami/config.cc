@@ -42,8 +42,24 @@ Setting sleep_max_us{"PAMIR_SLEEP_MAX_US", "10000", Type::Count,
                      "longest sleep, in microseconds, before a blocked call polls again", nullptr};
 Setting device{"PAMIR_DEVICE", "auto", Type::Choice,
                "how ranks reach each other: auto (shm between ranks of one node, ofi between nodes), shm "
-               "(every peer must be on this node), ofi (libfabric for every peer, also on this node)",
-               "auto,shm,ofi"};
+               "(every peer must be on this node), ofi (libfabric for every peer, also on this node), "
+               "torus (every peer through the emulated torus's engine, which rank 0 starts; one node)",
+               "auto,shm,ofi,torus"};
+Setting torus_dims{"PAMIR_TORUS_DIMS", "", Type::Text,
+                   "the emulated torus's sizes, 1 to 5 dimensions A to E (4x4x2x2x2), whose product "
+                   "divides the job; the quotient is the ranks per node; empty: a balanced "
+                   "factorisation of the job, one rank per node (PAMIR_DEVICE=torus only)",
+                   nullptr};
+Setting torus_map{"PAMIR_TORUS_MAP", "", Type::Text,
+                  "the order in which ranks fill the torus: its dimensions' letters and T (the rank "
+                  "within a node), the last varying fastest; empty: the letters in order, then T "
+                  "(ABCDT for 4 dimensions; PAMIR_DEVICE=torus only)",
+                  nullptr};
+Setting torus_send_protocols{"PAMIR_TORUS_SEND_PROTOCOLS", "immediate:256,eager:4K,rdma", Type::ProtocolTable,
+                             "the send table of the peers reached through the torus device; same form as "
+                             "PAMIR_SEND_PROTOCOLS (immediate and eager go in 512-byte memory-FIFO "
+                             "packets, rdma is the engine's remote get)",
+                             nullptr};
 Setting ofi_provider{"PAMIR_OFI_PROVIDER", "tcp;ofi_rxm", Type::Text,
                      "the libfabric provider of the ofi device, as fi_info names it (tcp;ofi_rxm, net, shm, "
                      "verbs;ofi_rxm, efa, cxi, psm3 ...); a socket provider is pinned to one interface by "
@@ -150,6 +166,9 @@ std::vector<Setting *> &all() {
                                      &sleep_max_us,
                                      &device,
                                      &ofi_provider,
+                                     &torus_dims,
+                                     &torus_map,
+                                     &torus_send_protocols,
                                      &ofi_ack,
                                      &ofi_poll_interval,
                                      &ofi_credits,

@@ -41,32 +41,35 @@ bool parse_size(const char *text, uint64_t &out);  // "64", "32K", "4M", "1G"
 bool parse_bool(const char *text, bool &out);      // 1/0, yes/no, true/false, on/off
 
 // The settings themselves.
-extern Setting send_protocols;      // PAMIR_SEND_PROTOCOLS
-extern Setting shm_send_protocols;  // PAMIR_SHM_SEND_PROTOCOLS
-extern Setting ofi_send_protocols;  // PAMIR_OFI_SEND_PROTOCOLS
-extern Setting put_protocols;       // PAMIR_PUT_PROTOCOLS
-extern Setting get_protocols;       // PAMIR_GET_PROTOCOLS
-extern Setting stats;               // PAMIR_STATS
-extern Setting shm_ring_size;       // PAMIR_SHM_RING_SIZE
-extern Setting spin_count;          // PAMIR_SPIN_COUNT
-extern Setting sleep_max_us;        // PAMIR_SLEEP_MAX_US
-extern Setting device;              // PAMIR_DEVICE
-extern Setting ofi_provider;        // PAMIR_OFI_PROVIDER
-extern Setting ofi_poll_interval;   // PAMIR_OFI_POLL_INTERVAL
-extern Setting ofi_credits;         // PAMIR_OFI_CREDITS
-extern Setting yield_when_idle;     // PAMIR_YIELD_WHEN_IDLE
-extern Setting async_progress;      // PAMIR_ASYNC_PROGRESS
-extern Setting async_progress_min;  // PAMIR_ASYNC_PROGRESS_MIN
-extern Setting fault;               // PAMIR_FAULT
-extern Setting shm_cma;             // PAMIR_SHM_CMA
-extern Setting shm_shared_copy;     // PAMIR_SHM_SHARED_COPY
-extern Setting verbose;             // PAMIR_VERBOSE
-extern Setting check_signature;     // PAMIR_CHECK_SIGNATURE
-extern Setting ofi_ack;             // PAMIR_OFI_ACK
-extern Setting dt_chunk_min;        // PAMIR_DT_CHUNK_MIN
-extern Setting ofi_dt_chunk_min;    // PAMIR_OFI_DT_CHUNK_MIN
-extern Setting pattern_fifo;        // PAMIR_PATTERN_FIFO
-extern Setting direct_put;          // PAMIR_DIRECT_PUT
-extern Setting mailbox;             // PAMIR_MAILBOX
+extern Setting send_protocols;        // PAMIR_SEND_PROTOCOLS
+extern Setting shm_send_protocols;    // PAMIR_SHM_SEND_PROTOCOLS
+extern Setting ofi_send_protocols;    // PAMIR_OFI_SEND_PROTOCOLS
+extern Setting put_protocols;         // PAMIR_PUT_PROTOCOLS
+extern Setting get_protocols;         // PAMIR_GET_PROTOCOLS
+extern Setting stats;                 // PAMIR_STATS
+extern Setting shm_ring_size;         // PAMIR_SHM_RING_SIZE
+extern Setting spin_count;            // PAMIR_SPIN_COUNT
+extern Setting sleep_max_us;          // PAMIR_SLEEP_MAX_US
+extern Setting device;                // PAMIR_DEVICE
+extern Setting ofi_provider;          // PAMIR_OFI_PROVIDER
+extern Setting torus_dims;            // PAMIR_TORUS_DIMS
+extern Setting torus_map;             // PAMIR_TORUS_MAP
+extern Setting torus_send_protocols;  // PAMIR_TORUS_SEND_PROTOCOLS
+extern Setting ofi_poll_interval;     // PAMIR_OFI_POLL_INTERVAL
+extern Setting ofi_credits;           // PAMIR_OFI_CREDITS
+extern Setting yield_when_idle;       // PAMIR_YIELD_WHEN_IDLE
+extern Setting async_progress;        // PAMIR_ASYNC_PROGRESS
+extern Setting async_progress_min;    // PAMIR_ASYNC_PROGRESS_MIN
+extern Setting fault;                 // PAMIR_FAULT
+extern Setting shm_cma;               // PAMIR_SHM_CMA
+extern Setting shm_shared_copy;       // PAMIR_SHM_SHARED_COPY
+extern Setting verbose;               // PAMIR_VERBOSE
+extern Setting check_signature;       // PAMIR_CHECK_SIGNATURE
+extern Setting ofi_ack;               // PAMIR_OFI_ACK
+extern Setting dt_chunk_min;          // PAMIR_DT_CHUNK_MIN
+extern Setting ofi_dt_chunk_min;      // PAMIR_OFI_DT_CHUNK_MIN
+extern Setting pattern_fifo;          // PAMIR_PATTERN_FIFO
+extern Setting direct_put;            // PAMIR_DIRECT_PUT
+extern Setting mailbox;               // PAMIR_MAILBOX
 
 }  // namespace pamir::config

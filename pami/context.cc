@@ -10,6 +10,7 @@
 
 #include "devices/ofi/ofi_device.h"
 #include "devices/shm/shm_device.h"
+#include "devices/torus/torus_device.h"
 #include "pami/config.h"
 #include "pami/cpus.h"
 #include "pami/pattern.h"
@@ -80,11 +81,13 @@ int Context::init(std::string &why) {
   }
   dt_chunk_min_[unsigned(Path::self)] = dt_chunk_min_[unsigned(Path::shm)] = config::dt_chunk_min.number;
   dt_chunk_min_[unsigned(Path::ofi)] = config::ofi_dt_chunk_min.number;
+  dt_chunk_min_[unsigned(Path::torus)] = config::dt_chunk_min.number;
 
   // Each peer is reached through one device for the whole job, so per-pair order (and the message
   // numbers tokens name) is what one device gives. The choices are in PAMIR_DEVICE's order.
-  enum { kDeviceAuto, kDeviceShm, kDeviceOfi };
+  enum { kDeviceAuto, kDeviceShm, kDeviceOfi, kDeviceTorus };
   const auto choice = config::device.number;
+  if (choice == kDeviceTorus) return open_torus(why);
   std::vector<bool> local(ntasks_, false);
   for (uint32_t t : boot_.local_peers()) local[t] = true;
   std::vector<uint32_t> remote;
@@ -174,6 +177,47 @@ int Context::open_shm(std::string &why) {
   return 0;
 }
 
+int Context::open_torus(std::string &why) {
+  if (boot_.local_size() != ntasks_) {
+    why = "PAMIR_DEVICE=torus: the engine emulates the whole torus on one node, but this job has " +
+          std::to_string(ntasks_ - boot_.local_size()) + " ranks on other nodes";
+    return 1;
+  }
+  if (!load_send_table(Path::torus, send_tables_[unsigned(Path::torus)], why)) return 1;
+  dev::TorusParams p;
+  p.path = shm_segment_path(boot_.nspace(), boot_.hostname()) + "-torus";
+  p.my_task = self_;
+  p.ntasks = ntasks_;
+  p.dims = config::torus_dims.value;
+  p.map = config::torus_map.value;
+  p.engine = std::string(PAMIR_BINDIR) + "/pamir_torus_engine";
+  p.barrier = [this]() { return boot_.fence(false); };
+  p.sink = dev::Sink{&Context::deliver, this, &Context::read_done};
+  p.fatal = [this](const std::string &msg) {
+    std::fprintf(stderr, "Pamir: rank %u: torus device: %s\n", self_, msg.c_str());
+    boot_.abort(1, msg.c_str());
+  };
+  torus_ = dev::TorusDevice::create(p, why);
+  if (!torus_) {
+    why = "torus device: " + why;
+    return 1;
+  }
+  send_tables_[unsigned(Path::self)] = send_tables_[unsigned(Path::torus)];
+  for (uint32_t t = 0; t < ntasks_; ++t) {
+    Peer &peer = peers_[t];
+    peer.table = &send_tables_[unsigned(t == self_ ? Path::self : Path::torus)];
+    if (t == self_) continue;
+    peer.dev = torus_.get();
+    peer.path = Path::torus;
+    peer.immediate_end = peer.table->protos[0] == SendProtocol::immediate ? peer.table->bounds[0] + 1 : 0;
+    // The engine reaches only what a peer exposed in its base-address table: one-sided transfers to
+    // plain addresses go by packets.
+    peer.cma_refused = true;
+  }
+  initialized_ = true;
+  return 0;
+}
+
 int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
   dev::OfiParams p;
   p.provider = config::ofi_provider.value;
@@ -225,6 +269,7 @@ void Context::finalize() {
   // Closed, not only shut down: the context lives on after MPI_Finalize, and closing is what removes
   // what the provider made (the shm provider's files in /dev/shm).
   if (ofi_) ofi_->shutdown();
+  if (torus_) torus_->shutdown();
   for (Peer &p : peers_)
     if (p.dev == ofi_.get()) {
       p.dev = nullptr;
@@ -311,6 +356,11 @@ void Context::idle(bool (*done)(void *), void *arg, unsigned sleep_us) {
   const bool threaded = library_lock().enabled;
   if (threaded) done = nullptr;
   Unlocked unlocked;
+  if (torus_) {
+    ++stats().sleeps;
+    torus_->wait(sleep_us && sleep_us < sleep_max_us_ ? sleep_us : sleep_max_us_, done, arg);
+    return;
+  }
   if (!shm_ && !ofi_) {
     sched_yield();
     return;

@@ -163,6 +163,8 @@ class Context {
       if (ofi_) poll_ofi_beside_shm(got);
     } else if (ofi_) {
       ofi_->poll();
+    } else if (torus_) {
+      got = torus_->poll();
     }
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
     if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
@@ -379,6 +381,8 @@ class Context {
   // ofi for the others, or for every peer under PAMIR_DEVICE=ofi. Created only when some peer uses one.
   int open_shm(std::string &why);
   int open_ofi(const std::vector<uint32_t> &tasks, std::string &why);
+  // PAMIR_DEVICE=torus: every peer through the torus device (devices/torus/), and nothing of shm.
+  int open_torus(std::string &why);
 
   Bootstrap boot_;
   PeerWatch watch_;  // this host's peers, whose death ends the job (idle)
@@ -386,6 +390,7 @@ class Context {
   uint32_t self_ = 0, ntasks_ = 1;
   std::unique_ptr<dev::Device> shm_;
   std::unique_ptr<dev::Device> ofi_;
+  std::unique_ptr<dev::Device> torus_;
   std::vector<Peer> peers_;
   List<Peer> pending_;
   ProgressHook hook_;

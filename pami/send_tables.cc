@@ -4,6 +4,7 @@
 
 #include "devices/ofi/ofi_device.h"
 #include "devices/shm/shm_device.h"
+#include "devices/torus/torus_device.h"
 #include "pami/config.h"
 #include "pami/dispatch.h"
 
@@ -36,13 +37,18 @@ const char *provider_table(const std::string &provider) {
 }  // namespace
 
 SendTableChoice send_table_choice(Path path) {
-  const bool ofi = path == Path::ofi;
-  const config::Setting &own = ofi ? config::ofi_send_protocols : config::shm_send_protocols;
+  const bool ofi = path == Path::ofi, torus = path == Path::torus;
+  const config::Setting &own = ofi     ? config::ofi_send_protocols
+                               : torus ? config::torus_send_protocols
+                                       : config::shm_send_protocols;
   const config::Setting &every = config::send_protocols;
   SendTableChoice c;
   if (ofi) {
     c.limit = dev::OfiDevice::payload_limit(sizeof(MsgHeader));
     c.limit_why = "ofi packets of " + std::to_string(dev::OfiDevice::kPacketBytes) + " bytes";
+  } else if (torus) {
+    c.limit = dev::TorusDevice::payload_limit(sizeof(MsgHeader));
+    c.limit_why = "torus packets of " + std::to_string(torus::kPacketPayload) + " bytes";
   } else {
     c.limit = dev::ShmDevice::payload_limit(size_t(config::shm_ring_size.number), sizeof(MsgHeader));
     c.limit_why = "shm packets with PAMIR_SHM_RING_SIZE=" + config::shm_ring_size.value;

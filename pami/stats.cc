@@ -19,7 +19,7 @@ void print_class(int rank, const char *cls, const uint64_t *counts, const uint64
 }  // namespace
 
 const char *path_name(Path p) {
-  static const char *const names[] = {"self", "shm", "ofi"};
+  static const char *const names[] = {"self", "shm", "ofi", "torus"};
   static_assert(sizeof names / sizeof names[0] == unsigned(Path::count_));
   return names[unsigned(p)];
 }

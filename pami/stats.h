@@ -12,7 +12,7 @@
 namespace pamir {
 
 // The paths a peer is reached by, for the per-device counts (Context::Peer::path).
-enum class Path : uint8_t { self, shm, ofi, count_ };
+enum class Path : uint8_t { self, shm, ofi, torus, count_ };
 const char *path_name(Path p);
 
 struct Stats {

@@ -30,6 +30,20 @@ Network::Network(const Geometry &g, int depth, int channels)
   buffers_.resize(size_t(n) * kMaxDims * 2 * size_t(channels_));
   injection_.resize(n);
   link_packets_.assign(size_t(n) * kMaxDims * 2, 0);
+  link_used_.assign(link_packets_.size(), 0);
+  reserved_.assign(buffers_.size(), 0);
+  // Each node's sources in a fixed order: its injection FIFO, then each incoming link's channels.
+  sources_per_node_ = 1 + size_t(g.ndims()) * 2 * size_t(channels_);
+  sources_.reserve(size_t(n) * sources_per_node_);
+  for (uint32_t v = 0; v < n; ++v) {
+    sources_.push_back(&injection_[v]);
+    for (int d = 0; d < g.ndims(); ++d)
+      for (int dir : {-1, 1}) {
+        const uint32_t from = neighbour_[v][size_t(d) * 2 + (dir < 0)];  // whose link `dir` ends here
+        for (int vc = 0; vc < channels_; ++vc)
+          sources_.push_back(&buffers_[link(from, d, dir) * size_t(channels_) + size_t(vc)]);
+      }
+  }
 }
 
 void Network::inject(const Packet &p) {
@@ -54,63 +68,51 @@ bool Network::next_hop(Packet &p, uint32_t node) const {
 int Network::cycle() {
   ++cycles_;
   const uint32_t n = g_.nodes();
-  // A source of packets at a node: its injection FIFO, or the buffer of one incoming link's channel.
-  struct Move {
-    std::deque<Packet> *from;
-    Packet p;
-    std::deque<Packet> *to;  // null: delivered
-    size_t link;
-  };
-  std::vector<Move> moves;
-  std::vector<uint8_t> link_used(link_packets_.size(), 0);
-  std::vector<int> reserved(buffers_.size(), 0);
+  moves_.clear();
+  std::fill(link_used_.begin(), link_used_.end(), 0);
+  std::fill(reserved_.begin(), reserved_.end(), 0);
+  const size_t per = sources_per_node_;
   for (uint32_t v = 0; v < n; ++v) {
-    // This node's sources, in a fixed order rotated by the cycle, so that none starves.
-    std::vector<std::deque<Packet> *> sources;
-    sources.push_back(&injection_[v]);
-    for (int d = 0; d < g_.ndims(); ++d)
-      for (int dir : {-1, 1}) {
-        const uint32_t from =
-            neighbour_[v][size_t(d) * 2 + (dir < 0)];  // the node whose link `dir` ends here
-        for (int vc = 0; vc < channels_; ++vc)
-          sources.push_back(&buffers_[link(from, d, dir) * size_t(channels_) + size_t(vc)]);
-      }
-    const size_t first = cycles_ % sources.size();
-    for (size_t s = 0; s < sources.size(); ++s) {
-      std::deque<Packet> *q = sources[(first + s) % sources.size()];
+    // This node's sources in their fixed order, rotated by the cycle so that none starves.
+    std::deque<Packet> *const *sources = &sources_[size_t(v) * per];
+    const size_t first = cycles_ % per;
+    for (size_t s = 0; s < per; ++s) {
+      std::deque<Packet> *q = sources[(first + s) % per];
       if (q->empty()) continue;
       Packet p = q->front();
       const int8_t dim_before = p.dim;
       if (!next_hop(p, v)) {
-        moves.push_back(Move{q, p, nullptr, 0});
+        if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
+        moves_.push_back(Move{q, p, nullptr, 0});
         continue;
       }
       const size_t l = link(v, p.dim, p.dir);
-      if (link_used[l]) continue;
+      if (link_used_[l]) continue;
       const int k = g_.size(p.dim), a = node_coords_[v].at[size_t(p.dim)];
       const bool dateline = (p.dir > 0 && a == k - 1) || (p.dir < 0 && a == 0);
       uint8_t vc = p.dim == dim_before ? p.vc : 0;
       if (dateline && channels_ > 1) vc = 1;
       const size_t b = l * size_t(channels_) + vc;
-      if (int(buffers_[b].size()) + reserved[b] >= depth_) continue;  // no credit: it waits
-      link_used[l] = 1;
-      ++reserved[b];
+      if (int(buffers_[b].size()) + reserved_[b] >= depth_) continue;  // no credit: it waits
+      link_used_[l] = 1;
+      ++reserved_[b];
       p.vc = vc;
       ++p.hops;
-      moves.push_back(Move{q, p, &buffers_[b], l});
+      moves_.push_back(Move{q, p, &buffers_[b], l});
     }
   }
-  for (Move &m : moves) {
+  for (Move &m : moves_) {
     m.from->pop_front();
     if (!m.to) {
-      delivered_.push_back(m.p);
+      if (!accept_) delivered_.push_back(m.p);
       --in_flight_;
       continue;
     }
     m.to->push_back(m.p);
     ++link_packets_[m.link];
+    ++hops_;
   }
-  return int(moves.size());
+  return int(moves_.size());
 }
 
 bool Network::drain(uint64_t max_cycles) {

@@ -36,6 +36,14 @@ class Network {
   // `depth`: packets each virtual channel's buffer holds at the receiving end of a link.
   Network(const Geometry &g, int depth, int channels = 2);
 
+  // Where a packet that reaches its destination node goes: accept(arg, p) takes it (and the packet
+  // leaves the network), or returns false and it waits where it is, holding its buffer, as a packet
+  // waits for room in a full reception FIFO. Without a hook packets are kept in delivered().
+  void on_arrival(bool (*accept)(void *, const Packet &), void *arg) {
+    accept_ = accept;
+    accept_arg_ = arg;
+  }
+
   // Queues a packet at its source node's injection FIFO (unbounded: the rank side's, which the engine
   // bounds by the FIFO's size).
   void inject(const Packet &p);
@@ -49,6 +57,8 @@ class Network {
   const std::vector<Packet> &delivered() const { return delivered_; }
   uint64_t in_flight() const { return in_flight_; }
   uint64_t cycles() const { return cycles_; }
+  // Link crossings of every packet moved so far.
+  uint64_t hops() const { return hops_; }
   // Packets that crossed the link leaving `node` along `dim` in direction `dir` (+1 or -1).
   uint64_t link_packets(uint32_t node, int dim, int dir) const { return link_packets_[link(node, dim, dir)]; }
 
@@ -65,6 +75,21 @@ class Network {
   std::vector<Packet> delivered_;
   uint64_t in_flight_ = 0;
   uint64_t cycles_ = 0;
+  uint64_t hops_ = 0;
+  bool (*accept_)(void *, const Packet &) = nullptr;
+  void *accept_arg_ = nullptr;
+  // cycle()'s working state, kept so that a cycle allocates nothing.
+  struct Move {
+    std::deque<Packet> *from;
+    Packet p;
+    std::deque<Packet> *to;  // null: delivered
+    size_t link;
+  };
+  std::vector<Move> moves_;
+  std::vector<uint8_t> link_used_;
+  std::vector<int> reserved_;
+  std::vector<std::deque<Packet> *> sources_;  // [node * sources_per_node_ + i]
+  size_t sources_per_node_ = 0;
 
   size_t link(uint32_t node, int dim, int dir) const {
     return (size_t(node) * kMaxDims + size_t(dim)) * 2 + (dir > 0);

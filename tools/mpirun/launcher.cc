@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -219,6 +220,9 @@ int run_job(const Options &options) {
     return 1;
   }
   prepare_own_environment();
+  // What a rank starts and leaves behind (a torus job's engine, which rank 0 starts as an orphan) is
+  // ours to reap, not left a zombie of an init that may never collect it (reap() takes any child).
+  (void)::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   // Each application's environment (the global -x, then its own) and program. Nothing is started
   // before we know every program can run.
   const size_t napps = options.apps.size();

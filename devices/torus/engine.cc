@@ -1,0 +1,364 @@
+#include "devices/torus/engine.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace pamir::torus {
+namespace {
+
+enum : uint8_t { kFifo, kCounter, kRequest, kData };
+constexpr size_t kBounceBytes = size_t(1) << 20;
+
+uint32_t data_packets(uint64_t length) {
+  return length == 0 ? 1 : uint32_t((length + kPacketPayload - 1) / kPacketPayload);
+}
+
+uint64_t now_ns() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+}  // namespace
+
+Engine::Engine(void *area, const Geometry &geometry, int depth)
+    : area_(area),
+      geometry_(geometry),
+      net_(geometry_, depth),
+      ranks_(static_cast<AreaHeader *>(area)->ranks),
+      taken_(ranks_, 0),
+      slots_(ranks_, std::vector<Slot>(kInjectionSlots)) {
+  node_of_.resize(ranks_);
+  for (uint32_t r = 0; r < ranks_; ++r) node_of_[r] = geometry_.node_of(r);
+  net_.on_arrival(&Engine::arrive, this);
+  bounce_.resize(kBounceBytes);
+}
+
+bool Engine::work_waiting() const {
+  for (uint32_t r = 0; r < ranks_; ++r)
+    if (rank_block(area_, r)->inj_tail.load(std::memory_order_acquire) != taken_[r]) return true;
+  return false;
+}
+
+uint32_t Engine::id_for(const Info &info) {
+  if (free_ids_.empty()) {
+    infos_.push_back(info);
+    return uint32_t(infos_.size() - 1);
+  }
+  const uint32_t id = free_ids_.back();
+  free_ids_.pop_back();
+  infos_[id] = info;
+  return id;
+}
+
+void Engine::send(uint32_t from_rank, uint32_t to_rank, const Info &info) {
+  Packet p;
+  p.src = node_of_[from_rank];
+  p.dst = node_of_[to_rank];
+  p.id = id_for(info);
+  net_.inject(p);
+  ++stats_.packets;
+}
+
+// Takes descriptor `index` of `rank`: checks it, keeps a copy, and injects its first packets.
+void Engine::take(uint32_t rank, uint64_t index) {
+  RankBlock *b = rank_block(area_, rank);
+  const uint32_t slot = uint32_t(index % kInjectionSlots);
+  Slot &s = slots_[rank][slot];
+  s.d = b->injection[slot];
+  s.copied = false;
+  s.status = 0;
+  ++stats_.descriptors;
+  ++open_descriptors_;
+  const Descriptor &d = s.d;
+  const bool valid =
+      d.dest < ranks_ && d.local_counter <= kCounters && d.remote_counter <= kCounters &&
+      d.remote_base <= kBases &&
+      (d.intent != Intent::memory_fifo || (d.hdr_len <= d.payload_len && d.payload_len <= kPacketPayload)) &&
+      (d.intent == Intent::memory_fifo || d.intent == Intent::direct_put || d.intent == Intent::remote_get ||
+       d.intent == Intent::counter_put);
+  if (!valid) {
+    // Nothing the device writes: a stray descriptor fails alone, its counter told, never the engine.
+    ++stats_.failures;
+    if (d.local_counter <= kCounters) take_bytes(rank, d.local_counter, d.length, -EINVAL);
+    s.packets_left = 1;
+    finish_packet(rank, slot);
+    return;
+  }
+  switch (d.intent) {
+    case Intent::memory_fifo:
+      s.packets_left = 1;
+      send(rank, d.dest, Info{rank, slot, 0, kFifo});
+      break;
+    case Intent::counter_put:
+      s.packets_left = 1;
+      send(rank, d.dest, Info{rank, slot, 0, kCounter});
+      break;
+    case Intent::remote_get:
+      // The request travels to the data's owner, whose unit sends the data back (seed 004's remote get).
+      s.packets_left = 1 + data_packets(d.length);
+      send(rank, d.dest, Info{rank, slot, 0, kRequest});
+      break;
+    case Intent::direct_put: {
+      const uint32_t n = data_packets(d.length);
+      s.packets_left = n;
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t off = uint64_t(i) * kPacketPayload;
+        send(rank, d.dest,
+             Info{rank, slot, uint32_t(std::min<uint64_t>(kPacketPayload, d.length - off)), kData});
+      }
+      break;
+    }
+  }
+}
+
+bool Engine::arrive(void *self, const Packet &p) {
+  auto *e = static_cast<Engine *>(self);
+  const Info info = e->infos_[p.id];  // a copy: deliver() may inject, and grow infos_
+  if (!e->deliver(info)) return false;
+  e->free_ids_.push_back(uint32_t(p.id));
+  return true;
+}
+
+// At the packet's destination node. False only when a reception FIFO has no room: the packet waits.
+bool Engine::deliver(const Info &info) {
+  Slot &s = slots_[info.origin][info.slot];
+  const Descriptor &d = s.d;
+  switch (info.kind) {
+    case kFifo: {
+      RankBlock *to = rank_block(area_, d.dest);
+      const uint64_t tail = to->rec_tail.load(std::memory_order_relaxed);
+      if (tail - to->rec_head.load(std::memory_order_acquire) >= kReceptionSlots) return false;
+      ReceptionSlot &r = to->reception[tail % kReceptionSlots];
+      r.h.src = info.origin;
+      r.h.dispatch = d.dispatch;
+      r.h.hdr_len = uint16_t(d.hdr_len);
+      r.h.payload_len = d.payload_len;
+      r.h.seq = ++fifo_seq_;
+      std::memcpy(r.payload, rank_block(area_, info.origin)->lookaside[info.slot], d.payload_len);
+      to->rec_tail.store(tail + 1, std::memory_order_release);
+      (void)to->bell.ring();
+      break;
+    }
+    case kCounter:
+      take_bytes(d.dest, d.remote_counter, d.length, d.status);
+      break;
+    case kRequest: {
+      const uint32_t n = data_packets(d.length);
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t off = uint64_t(i) * kPacketPayload;
+        send(d.dest, info.origin,
+             Info{info.origin, info.slot, uint32_t(std::min<uint64_t>(kPacketPayload, d.length - off)),
+                  kData});
+      }
+      break;
+    }
+    case kData:
+      // The descriptor's data moves whole with its first packet; each packet then counts its bytes.
+      if (!s.copied) {
+        s.status = copy(info.origin, info.slot);
+        s.copied = true;
+        if (s.status) ++stats_.failures;
+      }
+      take_bytes(info.origin, d.local_counter, info.bytes, s.status);
+      if (d.intent == Intent::direct_put) take_bytes(d.dest, d.remote_counter, info.bytes, s.status);
+      break;
+  }
+  finish_packet(info.origin, info.slot);
+  return true;
+}
+
+void Engine::finish_packet(uint32_t rank, uint32_t slot) {
+  if (--slots_[rank][slot].packets_left != 0) return;
+  --open_descriptors_;
+  // Slots free in order: inj_done passes every leading descriptor that is done.
+  RankBlock *b = rank_block(area_, rank);
+  uint64_t done = b->inj_done.load(std::memory_order_relaxed);
+  while (done < taken_[rank] && slots_[rank][done % kInjectionSlots].packets_left == 0) ++done;
+  b->inj_done.store(done, std::memory_order_release);
+  (void)b->bell.ring();  // a rank may wait for room in its injection FIFO
+}
+
+void Engine::take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status) {
+  if (counter == 0) return;
+  RankBlock *b = rank_block(area_, rank);
+  Counter &c = b->counters[counter - 1];
+  if (status) {
+    int64_t none = 0;
+    c.status.compare_exchange_strong(none, status, std::memory_order_relaxed);
+  }
+  if (c.value.fetch_sub(int64_t(bytes), std::memory_order_acq_rel) <= int64_t(bytes)) {
+    b->zeroed.fetch_add(1, std::memory_order_release);
+    (void)b->bell.ring();
+  }
+}
+
+// The data of a put or get, from one rank's memory into another's through the engine's buffer: the
+// region's bounds are checked against the owner's base-address table first.
+int64_t Engine::copy(uint32_t rank, uint32_t slot) {
+  const Descriptor &d = slots_[rank][slot].d;
+  if (d.length == 0) return 0;
+  RankBlock *peer = rank_block(area_, d.dest);
+  if (d.remote_base == 0) return -EINVAL;
+  const BaseEntry &e = peer->bases[d.remote_base - 1];
+  const uint64_t base = e.addr.load(std::memory_order_acquire), len = e.len.load(std::memory_order_acquire);
+  if (d.remote_offset > len || d.length > len - d.remote_offset) return -EFAULT;
+  const pid_t origin = rank_block(area_, rank)->pid.load(std::memory_order_acquire);
+  const pid_t target = peer->pid.load(std::memory_order_acquire);
+  const bool put = d.intent == Intent::direct_put;
+  const pid_t from = put ? origin : target, to = put ? target : origin;
+  const uint64_t from_addr = put ? d.local_addr : base + d.remote_offset;
+  const uint64_t to_addr = put ? base + d.remote_offset : d.local_addr;
+  ++stats_.copies;
+  for (uint64_t done = 0; done < d.length;) {
+    const size_t n = size_t(std::min<uint64_t>(bounce_.size(), d.length - done));
+    struct iovec here = {bounce_.data(), n};
+    struct iovec there = {reinterpret_cast<void *>(uintptr_t(from_addr + done)), n};
+    ssize_t got = ::process_vm_readv(from, &here, 1, &there, 1, 0);
+    if (got != ssize_t(n)) return got < 0 ? -errno : -EFAULT;
+    there.iov_base = reinterpret_cast<void *>(uintptr_t(to_addr + done));
+    got = ::process_vm_writev(to, &here, 1, &there, 1, 0);
+    if (got != ssize_t(n)) return got < 0 ? -errno : -EFAULT;
+    done += n;
+  }
+  return 0;
+}
+
+bool Engine::pass() {
+  bool any = false;
+  for (uint32_t r = 0; r < ranks_; ++r) {
+    const uint64_t tail = rank_block(area_, r)->inj_tail.load(std::memory_order_acquire);
+    while (taken_[r] < tail) {
+      take(r, taken_[r]++);
+      any = true;
+    }
+  }
+  // A bounded run of cycles, so that descriptors written meanwhile join the traffic soon.
+  for (int i = 0; i < 256 && net_.in_flight(); ++i) {
+    if (net_.cycle() == 0) break;  // blocked on full reception FIFOs: the ranks must drain them
+    any = true;
+  }
+  stats_.cycles = net_.cycles();
+  stats_.hops = net_.hops();
+  return any;
+}
+
+namespace {
+
+void fail(AreaHeader *h, const std::string &why) {
+  std::snprintf(h->failure, sizeof h->failure, "%s", why.c_str());
+  h->engine_state.store(kEngineFailed, std::memory_order_release);
+  (void)h->bell.ring();
+  std::fprintf(stderr, "pamir_torus_engine: %s\n", why.c_str());
+}
+
+// Rank `r` exited without detaching: the job is over (its launcher says how).
+bool rank_died(std::vector<int> &pidfds, void *area, uint32_t ranks, uint32_t &dead) {
+  for (uint32_t r = 0; r < ranks; ++r) {
+    RankBlock *b = rank_block(area, r);
+    if (pidfds[r] < 0) {
+      const pid_t pid = b->pid.load(std::memory_order_acquire);
+      if (pid > 0) pidfds[r] = int(::syscall(SYS_pidfd_open, pid, 0));
+      continue;
+    }
+    struct pollfd p = {pidfds[r], POLLIN, 0};
+    if (::poll(&p, 1, 0) == 1 && b->state.load(std::memory_order_acquire) != kRankDetached) {
+      dead = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+int serve_area(const std::string &path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    std::fprintf(stderr, "pamir_torus_engine: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
+    return 1;
+  }
+  struct stat st;
+  void *area = MAP_FAILED;
+  if (::fstat(fd, &st) == 0 && size_t(st.st_size) >= sizeof(AreaHeader))
+    area = ::mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (area == MAP_FAILED) {
+    std::fprintf(stderr, "pamir_torus_engine: cannot map %s\n", path.c_str());
+    ::unlink(path.c_str());
+    return 1;
+  }
+  auto *h = static_cast<AreaHeader *>(area);
+  std::string why;
+  Geometry g;
+  if (h->magic != kAreaMagic || h->block_bytes != sizeof(RankBlock) ||
+      size_t(st.st_size) != area_bytes(h->ranks)) {
+    why = "the area " + path + " was made by another build of Pamir";
+  } else {
+    h->dims[sizeof h->dims - 1] = h->map[sizeof h->map - 1] = '\0';
+    g.make(h->ranks, h->dims, h->map, why);
+  }
+  if (!why.empty()) {
+    fail(h, why);
+    ::unlink(path.c_str());
+    return 1;
+  }
+  Engine engine(area, g);
+  h->engine_pid.store(int32_t(::getpid()), std::memory_order_release);
+  h->engine_state.store(kEngineServing, std::memory_order_release);
+  (void)h->bell.ring();
+
+  std::vector<int> pidfds(h->ranks, -1);
+  uint64_t next_check = 0;
+  unsigned idle = 0;
+  int code = 0;
+  for (;;) {
+    if (engine.pass()) {
+      idle = 0;
+      continue;
+    }
+    const uint64_t now = now_ns();
+    if (now >= next_check) {
+      next_check = now + 10 * 1000 * 1000;
+      uint32_t dead = 0, detached = 0;
+      if (rank_died(pidfds, area, h->ranks, dead)) {
+        std::fprintf(stderr, "pamir_torus_engine: rank %u ended without detaching; the engine stops\n", dead);
+        code = 1;
+        break;
+      }
+      for (uint32_t r = 0; r < h->ranks; ++r)
+        detached += rank_block(area, r)->state.load(std::memory_order_acquire) == kRankDetached;
+      // Every rank is done: what is still in the network has nobody left to read it.
+      if (detached == h->ranks) break;
+    }
+    // Packets blocked on a full reception FIFO: the engine never sleeps while packets are in flight.
+    if (engine.busy()) {
+      ::sched_yield();
+      continue;
+    }
+    if (++idle < 64) {
+      ::sched_yield();
+      continue;
+    }
+    h->bell.wait(10 * 1000, [&] { return engine.work_waiting(); });
+  }
+  for (int p : pidfds)
+    if (p >= 0) ::close(p);
+  h->engine_state.store(kEngineDone, std::memory_order_release);
+  ::unlink(path.c_str());
+  return code;
+}
+
+}  // namespace pamir::torus

@@ -1,0 +1,464 @@
+#include "devices/torus/torus_device.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "devices/torus/geometry.h"
+
+namespace pamir::dev {
+
+using torus::Descriptor;
+using torus::Intent;
+using torus::kCounters;
+using torus::kInjectionSlots;
+
+namespace {
+
+constexpr unsigned kEngineStartSeconds = 20;
+constexpr unsigned kEngineCheckUs = 100 * 1000;
+
+// Starts the engine as a grandchild that nobody waits for (reaped by the launcher, a subreaper, or
+// init): the ranks' sibling, not a child whose end rank 0 would have to collect. It keeps rank 0's
+// process group, so a launcher that ends the job ends it too. Returns 0 or -errno.
+int spawn_engine(const std::string &program, const std::string &path) {
+  const pid_t child = ::fork();
+  if (child < 0) return -errno;
+  if (child == 0) {
+    if (::fork() != 0) ::_exit(0);
+    // Only what the engine needs stays open: not rank 0's PMIx socket, whose end announces rank 0's.
+    ::syscall(SYS_close_range, 3u, ~0u, 0u);
+    // The engine serves every rank: not confined to rank 0's CPUs.
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+    (void)::sched_setaffinity(0, sizeof all, &all);
+    ::execl(program.c_str(), "pamir_torus_engine", path.c_str(), static_cast<char *>(nullptr));
+    std::fprintf(stderr, "Pamir: cannot start the torus engine %s: %s\n", program.c_str(),
+                 std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return 0;
+}
+
+void sleep_us(unsigned us) {
+  struct timespec ts = {time_t(us / 1000000u), long(us % 1000000u) * 1000};
+  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &why) {
+  std::unique_ptr<TorusDevice> d(new TorusDevice);
+  d->self_ = p.my_task;
+  d->ntasks_ = p.ntasks;
+  d->sink_ = p.sink;
+  d->fatal_ = p.fatal;
+  d->area_len_ = torus::area_bytes(p.ntasks);
+  if (p.my_task == 0) {
+    torus::Geometry g;
+    if (!g.make(p.ntasks, p.dims, p.map, why)) return nullptr;
+    if (p.dims.size() >= sizeof(torus::AreaHeader::dims) || p.map.size() >= sizeof(torus::AreaHeader::map)) {
+      why = "PAMIR_TORUS_DIMS or PAMIR_TORUS_MAP is too long";
+      return nullptr;
+    }
+    const int fd = ::open(p.path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || ::ftruncate(fd, off_t(d->area_len_)) != 0) {
+      why = "cannot create " + p.path + ": " + std::strerror(errno);
+      if (fd >= 0) ::close(fd);
+      return nullptr;
+    }
+    void *a = ::mmap(nullptr, d->area_len_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (a == MAP_FAILED) {
+      why = "cannot map " + p.path + ": " + std::strerror(errno);
+      ::unlink(p.path.c_str());
+      return nullptr;
+    }
+    d->area_ = a;
+    auto *h = static_cast<torus::AreaHeader *>(a);
+    h->ranks = p.ntasks;
+    h->block_bytes = sizeof(torus::RankBlock);
+    std::snprintf(h->dims, sizeof h->dims, "%s", p.dims.c_str());
+    std::snprintf(h->map, sizeof h->map, "%s", p.map.c_str());
+    std::atomic_thread_fence(std::memory_order_release);
+    h->magic = torus::kAreaMagic;
+    if (const int rc = spawn_engine(p.engine, p.path); rc != 0) {
+      why = "cannot start the torus engine: " + std::string(std::strerror(-rc));
+      ::unlink(p.path.c_str());
+      return nullptr;
+    }
+  }
+  // Rank 0 made the area before this fence; every rank maps it after.
+  if (p.barrier() != 0) {
+    why = "the PMIx fence after the torus area was made failed";
+    return nullptr;
+  }
+  if (!d->area_) {
+    const int fd = ::open(p.path.c_str(), O_RDWR | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || ::fstat(fd, &st) != 0 || size_t(st.st_size) != d->area_len_) {
+      why = "cannot open the torus area " + p.path + (fd < 0 ? ": " + std::string(std::strerror(errno)) : "");
+      if (fd >= 0) ::close(fd);
+      return nullptr;
+    }
+    void *a = ::mmap(nullptr, d->area_len_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (a == MAP_FAILED) {
+      why = "cannot map " + p.path + ": " + std::strerror(errno);
+      return nullptr;
+    }
+    d->area_ = a;
+  }
+  d->header_ = static_cast<torus::AreaHeader *>(d->area_);
+  d->me_ = torus::rank_block(d->area_, d->self_);
+  for (unsigned waited = 0;; waited += 1000) {
+    const uint32_t state = d->header_->engine_state.load(std::memory_order_acquire);
+    if (state == torus::kEngineServing) break;
+    if (state == torus::kEngineFailed) {
+      d->header_->failure[sizeof d->header_->failure - 1] = '\0';
+      why = std::string("the torus engine failed: ") + d->header_->failure;
+      return nullptr;
+    }
+    if (waited >= kEngineStartSeconds * 1000000u) {
+      why = "the torus engine (" + p.engine + ") did not start within " +
+            std::to_string(kEngineStartSeconds) + " s";
+      return nullptr;
+    }
+    sleep_us(1000);
+  }
+  d->engine_pid_ = d->header_->engine_pid.load(std::memory_order_acquire);
+  d->engine_pidfd_ = int(::syscall(SYS_pidfd_open, d->engine_pid_, 0));
+  // Where Yama restricts cross-memory access, the engine (not our ancestor) needs leave.
+  (void)::prctl(PR_SET_PTRACER, static_cast<unsigned long>(d->engine_pid_), 0, 0, 0);
+  for (uint32_t i = kCounters; i-- > 0;) d->free_counters_.push_back(i);
+  for (uint32_t i = torus::kBases; i-- > 0;) d->free_bases_.push_back(i);
+  d->exposed_.resize(kCounters);
+  d->reads_.reserve(kCounters);
+  d->tail_ = d->published_ = d->me_->inj_tail.load(std::memory_order_relaxed);
+  d->consumed_ = d->me_->rec_head.load(std::memory_order_relaxed);
+  d->me_->pid.store(int32_t(::getpid()), std::memory_order_release);
+  d->me_->state.store(torus::kRankAttached, std::memory_order_release);
+  return d;
+}
+
+TorusDevice::~TorusDevice() {
+  if (engine_pidfd_ >= 0) ::close(engine_pidfd_);
+  if (area_) ::munmap(area_, area_len_);
+}
+
+Descriptor *TorusDevice::next_slot() noexcept {
+  if (tail_ - me_->inj_done.load(std::memory_order_acquire) >= kInjectionSlots) return nullptr;
+  return &me_->injection[tail_ % kInjectionSlots];
+}
+
+void TorusDevice::publish() noexcept {
+  if (tail_ == published_) return;
+  descriptors_written_ += tail_ - published_;
+  me_->descriptors_written.store(descriptors_written_, std::memory_order_relaxed);
+  published_ = tail_;
+  me_->inj_tail.store(tail_, std::memory_order_release);
+  (void)header_->bell.ring();
+}
+
+Descriptor *TorusDevice::wait_slot() noexcept {
+  for (;;) {
+    if (Descriptor *s = next_slot()) return s;
+    publish();
+    stash();
+    check_engine();
+    sched_yield();
+  }
+}
+
+void TorusDevice::stash() noexcept {
+  const uint64_t tail = me_->rec_tail.load(std::memory_order_acquire);
+  if (consumed_ == tail) return;
+  for (; consumed_ != tail; ++consumed_)
+    overflow_.push_back(me_->reception[consumed_ % torus::kReceptionSlots]);
+  me_->rec_head.store(std::min(consumed_, pinned_), std::memory_order_release);
+}
+
+bool TorusDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                           const void *payload, size_t payload_len) noexcept {
+  Descriptor *s = next_slot();
+  if (!s) [[unlikely]]
+    return false;
+  uint8_t *look = me_->lookaside[tail_ % kInjectionSlots];
+  std::memcpy(look, hdr, hdr_len);
+  if (payload_len) std::memcpy(look + hdr_len, payload, payload_len);
+  *s = Descriptor{.intent = Intent::memory_fifo,
+                  .dispatch = dispatch,
+                  .dest = task,
+                  .hdr_len = hdr_len,
+                  .payload_len = uint32_t(hdr_len + payload_len)};
+  ++tail_;
+  publish();
+  return true;
+}
+
+bool TorusDevice::try_send_fill(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                                size_t payload_len, const Fill &fill) noexcept {
+  Descriptor *s = next_slot();
+  if (!s) [[unlikely]]
+    return false;
+  uint8_t *look = me_->lookaside[tail_ % kInjectionSlots];
+  std::memcpy(look, hdr, hdr_len);
+  fill.fn(fill.arg, look + hdr_len, payload_len);
+  *s = Descriptor{.intent = Intent::memory_fifo,
+                  .dispatch = dispatch,
+                  .dest = task,
+                  .hdr_len = hdr_len,
+                  .payload_len = uint32_t(hdr_len + payload_len)};
+  ++tail_;
+  publish();
+  return true;
+}
+
+unsigned TorusDevice::poll() noexcept {
+  unsigned got = 0;
+  for (;; ++got) {
+    if (!overflow_.empty()) [[unlikely]] {
+      const torus::ReceptionSlot r = overflow_.front();
+      overflow_.pop_front();
+      deliver(r);
+      continue;
+    }
+    if (consumed_ == me_->rec_tail.load(std::memory_order_acquire)) break;
+    // The slot stays ours while it is delivered: a stash() from inside frees only what comes before it.
+    pinned_ = consumed_++;
+    deliver(me_->reception[pinned_ % torus::kReceptionSlots]);
+    pinned_ = UINT64_MAX;
+    me_->rec_head.store(consumed_, std::memory_order_release);
+  }
+  if (!reads_.empty()) [[unlikely]] {
+    zeroed_seen_.store(me_->zeroed.load(std::memory_order_acquire), std::memory_order_relaxed);
+    for (size_t i = 0; i < reads_.size();) {
+      const torus::Counter &c = me_->counters[reads_[i].counter - 1];
+      if (c.value.load(std::memory_order_acquire) > 0) {
+        ++i;
+        continue;
+      }
+      const Read done = reads_[i];
+      reads_[i] = reads_.back();
+      reads_.pop_back();
+      reads_count_.store(uint32_t(reads_.size()), std::memory_order_relaxed);
+      const int64_t status = c.status.load(std::memory_order_relaxed);
+      ack_free(done.counter);
+      sink_.read_done(sink_.arg, done.cookie, status);
+      ++got;
+    }
+  }
+  return got;
+}
+
+bool TorusDevice::transfer(Intent intent, uint32_t task, const struct iovec *local, unsigned nlocal,
+                           const struct iovec *remote, unsigned nremote, uint64_t key, uint32_t counter,
+                           bool wait) noexcept {
+  // The common chunks of the two lists of pieces: one descriptor each.
+  unsigned li = 0, ri = 0;
+  uint64_t lo = 0, ro = 0;
+  if (!wait) {
+    unsigned chunks = 0;
+    while (li < nlocal && ri < nremote) {
+      const uint64_t n = std::min<uint64_t>(local[li].iov_len - lo, remote[ri].iov_len - ro);
+      lo += n, ro += n, ++chunks;
+      if (lo == local[li].iov_len) ++li, lo = 0;
+      if (ro == remote[ri].iov_len) ++ri, ro = 0;
+    }
+    if (tail_ - me_->inj_done.load(std::memory_order_acquire) + chunks > kInjectionSlots) return false;
+    li = ri = 0;
+    lo = ro = 0;
+  }
+  while (li < nlocal && ri < nremote) {
+    const uint64_t n = std::min<uint64_t>(local[li].iov_len - lo, remote[ri].iov_len - ro);
+    if (n) {
+      Descriptor *s = wait ? wait_slot() : next_slot();
+      *s = Descriptor{.intent = intent,
+                      .dest = task,
+                      .length = n,
+                      .local_addr = uint64_t(uintptr_t(local[li].iov_base)) + lo,
+                      .remote_offset = uint64_t(uintptr_t(remote[ri].iov_base)) + ro,
+                      .remote_base = uint32_t(key),
+                      .local_counter = counter};
+      ++tail_;
+    }
+    lo += n, ro += n;
+    if (lo == local[li].iov_len) ++li, lo = 0;
+    if (ro == remote[ri].iov_len) ++ri, ro = 0;
+  }
+  publish();
+  return true;
+}
+
+ssize_t TorusDevice::transfer_sync(Intent intent, uint32_t task, const struct iovec *local, unsigned nlocal,
+                                   const struct iovec *remote, unsigned nremote, uint64_t key) noexcept {
+  uint64_t total = 0, rtotal = 0;
+  for (unsigned i = 0; i < nlocal; ++i) total += local[i].iov_len;
+  for (unsigned i = 0; i < nremote; ++i) rtotal += remote[i].iov_len;
+  total = std::min(total, rtotal);
+  if (total == 0) return 0;
+  uint32_t counter = uint32_t(ack_alloc(total));
+  while (counter == 0) {  // every counter armed: one is freed by the reads the next polls finish
+    stash();
+    check_engine();
+    sched_yield();
+    counter = uint32_t(ack_alloc(total));
+  }
+  transfer(intent, task, local, nlocal, remote, nremote, key, counter, true);
+  const torus::Counter &c = me_->counters[counter - 1];
+  while (c.value.load(std::memory_order_acquire) > 0) {
+    stash();
+    check_engine();
+    me_->bell.wait(kEngineCheckUs, [&] {
+      return c.value.load(std::memory_order_acquire) <= 0 ||
+             me_->rec_tail.load(std::memory_order_acquire) != consumed_;
+    });
+  }
+  const int64_t status = c.status.load(std::memory_order_relaxed);
+  ack_free(counter);
+  return status ? ssize_t(status) : ssize_t(total);
+}
+
+ssize_t TorusDevice::read_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
+                                 const struct iovec *remote, unsigned nremote, uint64_t key) noexcept {
+  return transfer_sync(Intent::remote_get, task, local, nlocal, remote, nremote, key);
+}
+
+ssize_t TorusDevice::write_remote(uint32_t task, const struct iovec *local, unsigned nlocal,
+                                  const struct iovec *remote, unsigned nremote, uint64_t key) noexcept {
+  return transfer_sync(Intent::direct_put, task, local, nlocal, remote, nremote, key);
+}
+
+bool TorusDevice::start_read(uint32_t task, const struct iovec *local, unsigned nlocal,
+                             const struct iovec *remote, unsigned nremote, uint64_t key,
+                             uint64_t cookie) noexcept {
+  uint64_t total = 0;
+  for (unsigned i = 0; i < nlocal; ++i) total += local[i].iov_len;
+  const uint32_t counter = uint32_t(ack_alloc(total));
+  if (counter == 0) return false;
+  if (!transfer(Intent::remote_get, task, local, nlocal, remote, nremote, key, counter, false)) {
+    ack_free(counter);
+    return false;
+  }
+  reads_.push_back(Read{cookie, counter});
+  reads_count_.store(uint32_t(reads_.size()), std::memory_order_relaxed);
+  return true;
+}
+
+uint32_t TorusDevice::base_alloc(const void *addr, uint64_t len) noexcept {
+  if (free_bases_.empty()) return 0;
+  const uint32_t i = free_bases_.back();
+  free_bases_.pop_back();
+  me_->bases[i].addr.store(uint64_t(uintptr_t(addr)), std::memory_order_relaxed);
+  me_->bases[i].len.store(len, std::memory_order_release);
+  return i + 1;
+}
+
+void TorusDevice::base_free(uint32_t index) noexcept {
+  me_->bases[index - 1].len.store(0, std::memory_order_release);
+  free_bases_.push_back(index - 1);
+}
+
+bool TorusDevice::expose(uint64_t ack_ref, const void *addr, uint64_t len, uint64_t &remote_addr,
+                         uint64_t &key) noexcept {
+  if (ack_ref == 0 || ack_ref > kCounters) return false;
+  const uint32_t b = base_alloc(addr, len);
+  if (b == 0) return false;
+  exposed_[ack_ref - 1].push_back(b);
+  remote_addr = 0;
+  key = b;
+  return true;
+}
+
+bool TorusDevice::expose_held(uint32_t &hold, const void *addr, uint64_t len, uint64_t &remote_addr,
+                              uint64_t &key) noexcept {
+  if (hold == 0 && (hold = base_alloc(addr, len)) == 0) return false;
+  remote_addr = 0;
+  key = hold;
+  return true;
+}
+
+void TorusDevice::release_held(uint32_t hold) noexcept {
+  if (hold) base_free(hold);
+}
+
+uint64_t TorusDevice::ack_alloc(uint64_t expect) noexcept {
+  if (free_counters_.empty()) return 0;
+  const uint32_t i = free_counters_.back();
+  free_counters_.pop_back();
+  me_->counters[i].status.store(0, std::memory_order_relaxed);
+  me_->counters[i].value.store(int64_t(expect), std::memory_order_release);
+  return i + 1;
+}
+
+uint64_t TorusDevice::ack_counter(uint64_t ref) const noexcept {
+  const int64_t v = me_->counters[ref - 1].value.load(std::memory_order_acquire);
+  return v > 0 ? uint64_t(v) : 0;
+}
+
+int64_t TorusDevice::ack_status(uint64_t ref) const noexcept {
+  return me_->counters[ref - 1].status.load(std::memory_order_acquire);
+}
+
+void TorusDevice::ack_free(uint64_t ref) noexcept {
+  for (uint32_t b : exposed_[ref - 1]) base_free(b);
+  exposed_[ref - 1].clear();
+  free_counters_.push_back(uint32_t(ref - 1));
+}
+
+void TorusDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept {
+  Descriptor *s = wait_slot();
+  *s = Descriptor{.intent = Intent::counter_put,
+                  .dest = task,
+                  .length = bytes,
+                  .remote_counter = uint32_t(ref),
+                  .status = int32_t(status)};
+  ++tail_;
+  publish();
+}
+
+void TorusDevice::check_engine() noexcept {
+  if (engine_pidfd_ < 0) return;
+  struct pollfd p = {engine_pidfd_, POLLIN, 0};
+  if (::poll(&p, 1, 0) == 1 && fatal_) {
+    fatal_("the torus engine (pid " + std::to_string(engine_pid_) +
+           ") ended while this rank was running; its messages cannot move");
+  }
+}
+
+void TorusDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept {
+  check_engine();
+  me_->bell.wait(std::min(timeout_us, kEngineCheckUs), [&] {
+    if (me_->rec_tail.load(std::memory_order_acquire) != me_->rec_head.load(std::memory_order_relaxed))
+      return true;
+    if (reads_count_.load(std::memory_order_relaxed) &&
+        me_->zeroed.load(std::memory_order_acquire) != zeroed_seen_.load(std::memory_order_relaxed))
+      return true;
+    return also && also(arg);
+  });
+}
+
+void TorusDevice::shutdown() noexcept {
+  publish();
+  me_->state.store(torus::kRankDetached, std::memory_order_release);
+  (void)header_->bell.ring();
+}
+
+}  // namespace pamir::dev

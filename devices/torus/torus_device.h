@@ -1,0 +1,137 @@
+// The rank's side of the torus (issue 20): the PAMI layer's device interface over the area it shares
+// with the engine. Every send becomes a descriptor in this rank's injection FIFO, which the engine
+// carries; the rank never copies data for another rank, nor routes a packet.
+//
+// - try_send: a memory-FIFO descriptor, its header and payload in the slot's lookaside bytes (one
+//   packet: at most 512 bytes with the protocol header);
+// - read_remote, start_read: remote gets, one per common chunk of the two sides' pieces (seed 003),
+//   counted on one of this rank's counters (seed 001's RDMA read);
+// - write_remote: direct puts, counted the same way;
+// - ack_write: a counter put, which takes its bytes off the owner's acknowledgment counter;
+// - expose, expose_held: entries of this rank's base-address table, which the engine checks every
+//   put and get against.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "devices/torus/area.h"
+
+namespace pamir::dev {
+
+struct TorusParams {
+  std::string path;      // the job's area in /dev/shm
+  uint32_t my_task = 0;  // this rank; rank 0 makes the area and starts the engine
+  uint32_t ntasks = 1;
+  std::string dims, map;         // PAMIR_TORUS_DIMS, PAMIR_TORUS_MAP (checked by rank 0's Geometry first)
+  std::string engine;            // the engine's program
+  std::function<int()> barrier;  // every rank of the job
+  Sink sink;
+  std::function<void(const std::string &)> fatal;  // ends the job
+};
+
+class TorusDevice final : public Device {
+ public:
+  static std::unique_ptr<Device> create(const TorusParams &p, std::string &why);
+  ~TorusDevice() override;
+
+  const char *name() const noexcept override { return "torus"; }
+  static constexpr uint32_t kMaxHeader = 128;
+  static size_t payload_limit(uint32_t hdr_len) noexcept {
+    return hdr_len > kMaxHeader ? 0 : torus::kPacketPayload - hdr_len;
+  }
+  uint32_t max_header() const noexcept override { return kMaxHeader; }
+  size_t max_payload(uint32_t hdr_len) const noexcept override { return payload_limit(hdr_len); }
+  bool reaches(uint32_t task) const noexcept override { return task < ntasks_; }
+  bool try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, const void *payload,
+                size_t payload_len) noexcept override;
+  bool try_send_fill(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len, size_t payload_len,
+                     const Fill &fill) noexcept override;
+  unsigned poll() noexcept override;
+  ssize_t read_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                      unsigned nremote, uint64_t key) noexcept override;
+  bool start_read(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                  unsigned nremote, uint64_t key, uint64_t cookie) noexcept override;
+  ssize_t write_remote(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                       unsigned nremote, uint64_t key) noexcept override;
+  bool expose(uint64_t ack_ref, const void *addr, uint64_t len, uint64_t &remote_addr,
+              uint64_t &key) noexcept override;
+  bool expose_held(uint32_t &hold, const void *addr, uint64_t len, uint64_t &remote_addr,
+                   uint64_t &key) noexcept override;
+  void release_held(uint32_t hold) noexcept override;
+  bool reads_layouts() const noexcept override { return false; }
+  uint64_t ack_alloc(uint64_t expect) noexcept override;
+  uint64_t ack_counter(uint64_t ref) const noexcept override;
+  int64_t ack_status(uint64_t ref) const noexcept override;
+  void ack_free(uint64_t ref) noexcept override;
+  void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
+  void wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept override;
+  void shutdown() noexcept override;
+
+  // Descriptors this rank has written (the report's, and the replay test's).
+  uint64_t descriptors_written() const noexcept { return descriptors_written_; }
+  // Whether an asynchronous read is still in flight (its counter has not reached zero).
+  bool reads_in_flight() const noexcept { return !reads_.empty(); }
+
+ private:
+  TorusDevice() = default;
+  torus::Descriptor *next_slot() noexcept;  // nullptr: the injection FIFO is full
+  void publish() noexcept;                  // moves inj_tail past the slots written
+  torus::Descriptor *wait_slot() noexcept;  // next_slot(), waiting for the engine to free one
+  uint32_t base_alloc(const void *addr, uint64_t len) noexcept;
+  void base_free(uint32_t index) noexcept;
+  // Puts or gets of the common chunks of local and remote, counted on `counter`; false with nothing
+  // written when the FIFO has no room for all of them and `wait` is false.
+  bool transfer(torus::Intent intent, uint32_t task, const struct iovec *local, unsigned nlocal,
+                const struct iovec *remote, unsigned nremote, uint64_t key, uint32_t counter,
+                bool wait) noexcept;
+  ssize_t transfer_sync(torus::Intent intent, uint32_t task, const struct iovec *local, unsigned nlocal,
+                        const struct iovec *remote, unsigned nremote, uint64_t key) noexcept;
+  void check_engine() noexcept;
+  // While this rank waits inside a call (for an injection slot, a counter), packets keep arriving and
+  // must not stay in the reception FIFO: the engine's packets to us wait behind a full one, and the one
+  // this rank waits for may be among them (a peer's get data, or the peer's own wait for our packets).
+  // They move to the overflow, which poll() delivers first, in order.
+  void stash() noexcept;
+  void deliver(const torus::ReceptionSlot &r) noexcept {
+    sink_.deliver(sink_.arg, r.h.src, r.h.dispatch, r.payload, r.h.hdr_len, r.payload + r.h.hdr_len,
+                  r.h.payload_len - r.h.hdr_len);
+  }
+
+  void *area_ = nullptr;
+  size_t area_len_ = 0;
+  torus::AreaHeader *header_ = nullptr;
+  torus::RankBlock *me_ = nullptr;
+  uint32_t self_ = 0, ntasks_ = 0;
+  uint64_t tail_ = 0;  // inj_tail as this rank has written it (slots up to it may be unpublished)
+  uint64_t published_ = 0;
+  uint64_t descriptors_written_ = 0;
+  uint64_t consumed_ = 0;         // reception slots taken (delivered, being delivered, or stashed)
+  uint64_t pinned_ = UINT64_MAX;  // the slot poll() is delivering from: not yet free for the engine
+  std::deque<torus::ReceptionSlot> overflow_;
+  int engine_pidfd_ = -1;
+  pid_t engine_pid_ = 0;
+  Sink sink_;
+  std::function<void(const std::string &)> fatal_;
+  std::vector<uint32_t> free_counters_, free_bases_;
+  std::vector<std::vector<uint32_t>> exposed_;  // per acknowledgment counter: the base entries it holds
+  struct Read {
+    uint64_t cookie;
+    uint32_t counter;
+  };
+  std::vector<Read> reads_;
+  // RankBlock::zeroed as of the last poll that looked at the reads: a sleeper of another thread
+  // compares, where reads_ is not its to read.
+  std::atomic<uint64_t> zeroed_seen_{0};
+  std::atomic<uint32_t> reads_count_{0};  // reads_.size(), for that sleeper
+};
+
+}  // namespace pamir::dev

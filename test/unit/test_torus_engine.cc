@@ -1,0 +1,242 @@
+// The torus engine alone (devices/torus/engine.h): descriptors written into an area as a rank's device
+// writes them, the engine driven pass by pass in this process (every "rank" is this process, so the
+// engine's cross-memory copies read and write our own memory).
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "devices/torus/area.h"
+#include "devices/torus/engine.h"
+
+namespace {
+
+using pamir::torus::area_bytes;
+using pamir::torus::AreaHeader;
+using pamir::torus::Descriptor;
+using pamir::torus::Engine;
+using pamir::torus::Geometry;
+using pamir::torus::Intent;
+using pamir::torus::rank_block;
+using pamir::torus::RankBlock;
+
+class Area {
+ public:
+  explicit Area(uint32_t ranks) : len_(area_bytes(ranks)) {
+    mem_ = ::mmap(nullptr, len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(mem_, MAP_FAILED);
+    auto *h = static_cast<AreaHeader *>(mem_);
+    h->ranks = ranks;
+    h->block_bytes = sizeof(RankBlock);
+    for (uint32_t r = 0; r < ranks; ++r) rank_block(mem_, r)->pid.store(::getpid());
+  }
+  ~Area() { ::munmap(mem_, len_); }
+  void *get() const { return mem_; }
+  RankBlock *rank(uint32_t r) const { return rank_block(mem_, r); }
+
+  // What the device does: the descriptor (and a memory-FIFO packet's bytes) into the next slot.
+  void inject(uint32_t r, const Descriptor &d, const void *bytes = nullptr) {
+    RankBlock *b = rank(r);
+    const uint64_t tail = b->inj_tail.load();
+    ASSERT_LT(tail - b->inj_done.load(), pamir::torus::kInjectionSlots);
+    b->injection[tail % pamir::torus::kInjectionSlots] = d;
+    if (bytes) std::memcpy(b->lookaside[tail % pamir::torus::kInjectionSlots], bytes, d.payload_len);
+    b->inj_tail.store(tail + 1);
+  }
+  uint32_t expose(uint32_t r, uint32_t index, void *addr, uint64_t len) {
+    rank(r)->bases[index].addr.store(uint64_t(uintptr_t(addr)));
+    rank(r)->bases[index].len.store(len);
+    return index + 1;
+  }
+
+ private:
+  size_t len_;
+  void *mem_;
+};
+
+Geometry geometry(uint32_t ranks, const char *dims) {
+  Geometry g;
+  std::string why;
+  EXPECT_TRUE(g.make(ranks, dims, "", why)) << why;
+  return g;
+}
+
+void run(Engine &e) {
+  for (int i = 0; i < 100000 && (e.pass() || e.busy()); ++i) {
+  }
+  ASSERT_FALSE(e.busy());
+}
+
+TEST(TorusEngine, TwoKiBPutIsFourPacketsAndItsCountersReachZeroOnce) {
+  Area a(2);
+  const Geometry g = geometry(2, "2");
+  Engine e(a.get(), g);
+  std::vector<uint8_t> src(2048), dst(2048, 0);
+  std::iota(src.begin(), src.end(), uint8_t(1));
+  const uint32_t base = a.expose(1, 0, dst.data(), dst.size());
+  a.rank(0)->counters[0].value.store(2048);
+  a.rank(1)->counters[3].value.store(2048);
+  a.inject(0, Descriptor{.intent = Intent::direct_put,
+                         .dest = 1,
+                         .length = 2048,
+                         .local_addr = uint64_t(uintptr_t(src.data())),
+                         .remote_base = base,
+                         .local_counter = 1,
+                         .remote_counter = 4});
+  run(e);
+  EXPECT_EQ(e.stats().packets, 4u);  // seed 004: "a two kilobyte message ... four 512 byte packets"
+  EXPECT_EQ(e.stats().copies, 1u);   // the payload moved once, not once per packet
+  EXPECT_EQ(e.stats().hops, 4u);     // one hop each on a ring of 2
+  EXPECT_EQ(dst, src);
+  EXPECT_EQ(a.rank(0)->counters[0].value.load(), 0);
+  EXPECT_EQ(a.rank(1)->counters[3].value.load(), 0);
+  EXPECT_EQ(a.rank(0)->counters[0].status.load(), 0);
+  EXPECT_EQ(a.rank(0)->zeroed.load(), 1u);  // reached zero exactly once
+  EXPECT_EQ(a.rank(1)->zeroed.load(), 1u);
+  EXPECT_EQ(a.rank(0)->inj_done.load(), 1u);
+}
+
+TEST(TorusEngine, RemoteGetIsARequestAndTheDataBack) {
+  Area a(4);
+  const Geometry g = geometry(4, "4");
+  Engine e(a.get(), g);
+  std::vector<uint8_t> src(1000), dst(1000, 0);
+  std::iota(src.begin(), src.end(), uint8_t(7));
+  const uint32_t base = a.expose(2, 5, src.data(), src.size());
+  a.rank(0)->counters[9].value.store(1000);
+  a.inject(0, Descriptor{.intent = Intent::remote_get,
+                         .dest = 2,
+                         .length = 1000,
+                         .local_addr = uint64_t(uintptr_t(dst.data())),
+                         .remote_base = base,
+                         .local_counter = 10});
+  run(e);
+  EXPECT_EQ(e.stats().packets, 3u);  // the request, then 512 + 488 bytes
+  EXPECT_EQ(e.stats().hops, 6u);     // two hops each way on a ring of 4
+  EXPECT_EQ(dst, src);
+  EXPECT_EQ(a.rank(0)->counters[9].value.load(), 0);
+}
+
+TEST(TorusEngine, OutsideTheBaseRegionFailsTheTransferNotTheEngine) {
+  Area a(2);
+  const Geometry g = geometry(2, "2");
+  Engine e(a.get(), g);
+  std::vector<uint8_t> src(600, 1), dst(512, 0);
+  const uint32_t base = a.expose(1, 0, dst.data(), dst.size());
+  a.rank(0)->counters[0].value.store(600);
+  a.inject(0, Descriptor{.intent = Intent::direct_put,
+                         .dest = 1,
+                         .length = 600,
+                         .local_addr = uint64_t(uintptr_t(src.data())),
+                         .remote_base = base,
+                         .local_counter = 1});
+  a.inject(0, Descriptor{.intent = Intent::direct_put, .dest = 7});  // no such rank
+  run(e);
+  EXPECT_EQ(a.rank(0)->counters[0].status.load(), -EFAULT);
+  EXPECT_EQ(a.rank(0)->counters[0].value.load(), 0);  // still counted down: the owner is not left waiting
+  EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), 512);
+  EXPECT_EQ(e.stats().failures, 2u);
+  EXPECT_EQ(a.rank(0)->inj_done.load(), 2u);
+}
+
+TEST(TorusEngine, MemoryFifoPacketsArriveInOrderWithTheirHeaders) {
+  Area a(3);
+  const Geometry g = geometry(3, "3");
+  Engine e(a.get(), g);
+  for (uint8_t i = 0; i < 5; ++i) {
+    uint8_t bytes[40];
+    std::memset(bytes, i, sizeof bytes);
+    a.inject(2,
+             Descriptor{.intent = Intent::memory_fifo,
+                        .dispatch = uint16_t(100 + i),
+                        .dest = 0,
+                        .hdr_len = 8,
+                        .payload_len = 40},
+             bytes);
+  }
+  run(e);
+  RankBlock *to = a.rank(0);
+  ASSERT_EQ(to->rec_tail.load(), 5u);
+  for (uint8_t i = 0; i < 5; ++i) {
+    const auto &slot = to->reception[i];
+    EXPECT_EQ(slot.h.src, 2u);
+    EXPECT_EQ(slot.h.dispatch, 100 + i);
+    EXPECT_EQ(slot.h.hdr_len, 8);
+    EXPECT_EQ(slot.h.payload_len, 40u);
+    EXPECT_EQ(slot.payload[39], i);
+  }
+}
+
+TEST(TorusEngine, AFullReceptionFifoHoldsPacketsBackUntilItDrains) {
+  Area a(2);
+  const Geometry g = geometry(2, "2");
+  Engine e(a.get(), g);
+  const uint32_t n = pamir::torus::kReceptionSlots + pamir::torus::kInjectionSlots + 100;  // both FIFOs fill
+  uint8_t byte = 0;
+  uint64_t received = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    while (a.rank(0)->inj_tail.load() - a.rank(0)->inj_done.load() >= pamir::torus::kInjectionSlots) {
+      e.pass();
+      // The receiver drains only once its FIFO is full: back-pressure, never a dropped packet.
+      RankBlock *to = a.rank(1);
+      if (to->rec_tail.load() - to->rec_head.load() == pamir::torus::kReceptionSlots) {
+        received += to->rec_tail.load() - to->rec_head.load();
+        to->rec_head.store(to->rec_tail.load());
+      }
+    }
+    a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dest = 1, .payload_len = 1}, &byte);
+  }
+  for (int i = 0; i < 100000 && received + (a.rank(1)->rec_tail.load() - a.rank(1)->rec_head.load()) < n;
+       ++i) {
+    e.pass();
+    RankBlock *to = a.rank(1);
+    received += to->rec_tail.load() - to->rec_head.load();
+    to->rec_head.store(to->rec_tail.load());
+  }
+  EXPECT_EQ(received, n);
+  EXPECT_EQ(a.rank(1)->rec_tail.load(), n);
+}
+
+// A ring shift on a 4x4 torus, one packet from each rank to the next: rank (a, b) sends one hop +B,
+// except at b = 3, whose packet goes +A to (a + 1, 3) and then +B round the wrap-around to (a + 1, 0).
+TEST(TorusEngine, RingShiftOnA4x4LoadsExactlyTheLinksItMust) {
+  Area a(16);
+  const Geometry g = geometry(16, "4x4");
+  Engine e(a.get(), g);
+  uint8_t byte = 1;
+  for (uint32_t r = 0; r < 16; ++r)
+    a.inject(r, Descriptor{.intent = Intent::memory_fifo, .dest = (r + 1) % 16, .payload_len = 1}, &byte);
+  run(e);
+  uint64_t total = 0;
+  for (uint32_t node = 0; node < 16; ++node) {
+    const int col = int(node % 4);
+    EXPECT_EQ(e.network().link_packets(node, 1, +1), 1u) << "node " << node;
+    EXPECT_EQ(e.network().link_packets(node, 1, -1), 0u) << "node " << node;
+    EXPECT_EQ(e.network().link_packets(node, 0, +1), col == 3 ? 1u : 0u) << "node " << node;
+    EXPECT_EQ(e.network().link_packets(node, 0, -1), 0u) << "node " << node;
+    total += e.network().link_packets(node, 0, +1) + e.network().link_packets(node, 1, +1);
+  }
+  EXPECT_EQ(total, 20u);
+  EXPECT_EQ(e.stats().hops, 20u);
+  for (uint32_t r = 0; r < 16; ++r) EXPECT_EQ(a.rank(r)->rec_tail.load(), 1u);
+}
+
+// Several ranks per node: a packet between two ranks of one node crosses no link.
+TEST(TorusEngine, RanksOfOneNodeReachEachOtherWithoutALink) {
+  Area a(4);
+  const Geometry g = geometry(4, "2");  // two nodes of two ranks
+  Engine e(a.get(), g);
+  uint8_t byte = 3;
+  a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dest = 1, .payload_len = 1}, &byte);
+  a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dest = 2, .payload_len = 1}, &byte);
+  run(e);
+  EXPECT_EQ(e.stats().hops, 1u);
+  EXPECT_EQ(a.rank(1)->rec_tail.load(), 1u);
+  EXPECT_EQ(a.rank(2)->rec_tail.load(), 1u);
+}
+
+}  // namespace
