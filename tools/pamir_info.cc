@@ -12,6 +12,8 @@
 #include "collectives/reduce_ops.h"
 #include "collectives/registry.h"
 #include "devices/ofi/ofi_device.h"
+#include "devices/torus/area.h"
+#include "devices/torus/geometry.h"
 #include "mpi.h"
 #include "pami/config.h"
 #include "pami/context.h"
@@ -31,7 +33,7 @@ using pamir::config::Setting;
 using pamir::config::Type;
 
 const char *const usage_text =
-    "usage: pamir_info [--settings | --unsupported | --version | --help]\n"
+    "usage: pamir_info [--settings | --unsupported | --version | --torus N | --help]\n"
     "Prints what this Pamir build is and how it is set up: version, MPI and ABI versions, devices,\n"
     "the effective send-protocol table, every PAMIR_* setting with its value, default and help, and\n"
     "the MPI procedures that are not implemented yet (they return MPI_ERR_UNSUPPORTED_OPERATION).\n"
@@ -39,14 +41,17 @@ const char *const usage_text =
     "  --settings     print only the PAMIR_* settings\n"
     "  --unsupported  print only the unsupported procedures, one per line\n"
     "  --version      print only the version line\n"
+    "  --torus N      the torus a job of N ranks gets under PAMIR_DEVICE=torus (with PAMIR_TORUS_DIMS\n"
+    "                 and PAMIR_TORUS_MAP as set): its geometry, each rank's coordinates, the memory\n"
+    "                 each rank shares with the engine\n"
     "  --help         this text\n";
 
 struct Device {
   const char *name;
   bool built;
   const char *what;
-  // Which peers it reaches under each PAMIR_DEVICE choice (auto, shm, ofi), in that order.
-  const char *use[3];
+  // Which peers it reaches under each PAMIR_DEVICE choice (auto, shm, ofi, torus), in that order.
+  const char *use[4];
 };
 
 // Devices of DESIGN.md; the ones not built yet are listed so users know what is coming.
@@ -54,12 +59,16 @@ const Device devices[] = {
     {"shm",
      true,
      "shared memory between the ranks of one node (rings per pair, CMA for RDMA)",
-     {"used for the ranks of this node", "used for every peer (all must be on this node)", "not used"}},
+     {"used for the ranks of this node", "used for every peer (all must be on this node)", "not used",
+      "not used"}},
     {"ofi",
      true,
      "libfabric FI_EP_RDM (verbs, efa, cxi, tcp, shm), loaded with dlopen when some peer needs it",
-     {"used for the ranks of other nodes", "not used", "used for every peer"}},
-    {"torus", false, "an emulated Blue Gene/Q-style torus with fault injection", {"", "", ""}},
+     {"used for the ranks of other nodes", "not used", "used for every peer", "not used"}},
+    {"torus",
+     true,
+     "an emulated Blue Gene/Q-style torus: descriptor FIFOs that pamir_torus_engine carries hop by hop",
+     {"not used", "not used", "not used", "used for every peer (all must be on this node)"}},
 };
 
 // Sections are separated by one blank line.
@@ -99,7 +108,7 @@ void print_version() {
 void print_devices() {
   section();
   std::printf("Devices (%zu)\n", sizeof(devices) / sizeof(devices[0]));
-  const uint64_t choice = pamir::config::device.number;  // PAMIR_DEVICE: auto, shm, ofi
+  const uint64_t choice = pamir::config::device.number;  // PAMIR_DEVICE: auto, shm, ofi, torus
   for (const Device &d : devices) {
     std::printf("  %-6s %-14s %s\n", d.name, d.built ? "built" : "not built yet", d.what);
     if (d.built)
@@ -139,7 +148,7 @@ bool print_send_tables(std::string &out) {
   const Setting &every = pamir::config::send_protocols;
   out += "Send protocols by size in bytes, per device (" + std::string(every.name) + "=" + every.value +
          (every.from_env ? ", from the environment)\n" : ", the default)\n");
-  for (pamir::Path path : {pamir::Path::shm, pamir::Path::ofi}) {
+  for (pamir::Path path : {pamir::Path::shm, pamir::Path::ofi, pamir::Path::torus}) {
     pamir::SendTable table;
     std::string why;
     if (!pamir::load_send_table(path, table, why)) {
@@ -221,10 +230,41 @@ void print_unsupported() {
   for (const char *const *p = pamir::abi::unsupported_procedures; *p; ++p) std::printf("  %s\n", *p);
 }
 
+// What a torus job of `ranks` ranks gets: the geometry, the map, every rank's coordinates and node, and
+// the memory of the area (per rank, in all) that rank 0 makes before the job starts.
+bool print_torus(uint32_t ranks) {
+  pamir::torus::Geometry g;
+  std::string why;
+  if (!g.make(ranks, pamir::config::torus_dims.value, pamir::config::torus_map.value, why)) {
+    std::fprintf(stderr, "pamir_info: %s\n", why.c_str());
+    return false;
+  }
+  std::printf("Torus for %u ranks: %s\n", ranks, g.describe().c_str());
+  std::printf("  %u nodes, %d rank%s per node, %zu links (one per direction per dimension)\n", g.nodes(),
+              g.per_node(), g.per_node() == 1 ? "" : "s", size_t(g.nodes()) * size_t(g.ndims()) * 2);
+  std::printf(
+      "  per rank: %u injection descriptors of %zu bytes with %u-byte lookaside payloads, %u reception\n"
+      "  packets of %zu bytes, %u counters, %u base-address entries: %zu KiB shared with the engine\n"
+      "  (%.1f MiB for the job, in /dev/shm)\n",
+      pamir::torus::kInjectionSlots, sizeof(pamir::torus::Descriptor), pamir::torus::kPacketPayload,
+      pamir::torus::kReceptionSlots, sizeof(pamir::torus::ReceptionSlot), pamir::torus::kCounters,
+      pamir::torus::kBases, sizeof(pamir::torus::RankBlock) / 1024,
+      double(pamir::torus::area_bytes(ranks)) / (1024.0 * 1024.0));
+  std::printf("  rank  node  coordinates (%.*s, T)\n", g.ndims(), "ABCDE");
+  for (uint32_t r = 0; r < ranks; ++r) {
+    const pamir::torus::Coords c = g.coords(r);
+    std::string at;
+    for (int d = 0; d < g.ndims(); ++d) at += (d ? "," : "") + std::to_string(c.at[size_t(d)]);
+    std::printf("  %4u  %4u  (%s, %d)\n", r, g.node(c), at.c_str(), c.t);
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-  enum class Only { all, settings, unsupported, version } only = Only::all;
+  enum class Only { all, settings, unsupported, version, torus } only = Only::all;
+  unsigned long torus_ranks = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
@@ -236,6 +276,15 @@ int main(int argc, char **argv) {
       only = Only::unsupported;
     } else if (!std::strcmp(a, "--version")) {
       only = Only::version;
+    } else if (!std::strcmp(a, "--torus") && i + 1 < argc) {
+      char *end = nullptr;
+      torus_ranks = std::strtoul(argv[++i], &end, 10);
+      if (*end || torus_ranks == 0 || torus_ranks > (1ul << 20)) {
+        std::fprintf(stderr, "pamir_info: --torus takes a number of ranks (1 to 1048576), not \"%s\"\n",
+                     argv[i]);
+        return 2;
+      }
+      only = Only::torus;
     } else {
       std::fprintf(stderr, "pamir_info: unknown option \"%s\"\n%s", a, usage_text);
       return 2;
@@ -260,6 +309,9 @@ int main(int argc, char **argv) {
       break;
     case Only::unsupported:
       print_unsupported();
+      break;
+    case Only::torus:
+      if (!print_torus(uint32_t(torus_ranks))) return 1;
       break;
     default:
       print_version();

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the "shm" algorithms have no areas to run in on MPI_COMM_WORLD: PAMIR_DEVICE=ofi reaches
- * every peer through libfabric, or the ranks are on several nodes (a job of one rank has no peer to
+/* Whether the "shm" algorithms have no areas to run in on MPI_COMM_WORLD: PAMIR_DEVICE=ofi (or torus)
+ * reaches every peer through libfabric (or the torus engine), or the ranks are on several nodes (a job of one rank has no peer to
  * reach, and its "shm" algorithms have nothing to do). Collective at its first call: every rank makes
  * that call at the same point of the test. */
 static inline int coll_no_shm_device(void) {
@@ -22,7 +22,7 @@ static inline int coll_no_shm_device(void) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_size(node, &node_size);
   MPI_Comm_free(&node);
-  known = size > 1 && ((d && strcmp(d, "ofi") == 0) || node_size < size);
+  known = size > 1 && ((d && (strcmp(d, "ofi") == 0 || strcmp(d, "torus") == 0)) || node_size < size);
   return known;
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "devices/torus/geometry.h"
 #include "tools/mpirun/binding.h"
 #include "tools/mpirun/cleanup.h"
 #include "tools/mpirun/environment.h"
@@ -220,6 +222,12 @@ int run_job(const Options &options) {
     return 1;
   }
   prepare_own_environment();
+  // A job of a thousand ranks holds a few descriptors for each (its output pipes): the soft limit is
+  // raised to the hard one, as a shell's ulimit -n would.
+  if (struct rlimit l; ::getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_cur < l.rlim_max) {
+    l.rlim_cur = l.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &l);
+  }
   // What a rank starts and leaves behind (a torus job's engine, which rank 0 starts as an orphan) is
   // ours to reap, not left a zombie of an init that may never collect it (reap() takes any child).
   (void)::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -285,6 +293,23 @@ int run_job(const Options &options) {
   for (std::vector<std::string> &env : envs) {
     std::erase_if(env, [](const std::string &e) { return e.starts_with("PAMIR_JOB_SIZE="); });
     env.push_back("PAMIR_JOB_SIZE=" + std::to_string(nranks));
+  }
+  // --torus: checked here, so that a torus that does not fit the job fails before anything starts.
+  if (!options.torus.empty()) {
+    const std::string dims = options.torus == "auto" ? "" : options.torus;
+    torus::Geometry g;
+    const char *map = find_variable(envs[0], "PAMIR_TORUS_MAP");
+    if (!g.make(uint32_t(nranks), dims, map ? map : "", error, "--torus")) {
+      say("%s", error.c_str());
+      return 1;
+    }
+    for (std::vector<std::string> &env : envs) {
+      std::erase_if(env, [](const std::string &e) {
+        return e.starts_with("PAMIR_DEVICE=") || e.starts_with("PAMIR_TORUS_DIMS=");
+      });
+      env.push_back("PAMIR_DEVICE=torus");
+      env.push_back("PAMIR_TORUS_DIMS=" + dims);
+    }
   }
 
   JobLayout layout;

@@ -53,6 +53,8 @@ void usage(FILE *to) {
       "  --hostfile FILE        the same from a file of lines 'NAME [slots=N]' (also --machinefile)\n"
       "  --oversubscribe        allow more ranks than the host list's slots\n"
       "  --report-bindings      print each rank's CPUs (or that it is not bound) before it starts\n"
+      "  --torus DIMS           run on the emulated torus (PAMIR_DEVICE=torus) of sizes DIMS (4x4x2x2,\n"
+      "                         at most 5; their product divides the job), or auto for a balanced one\n"
       "  -wdir DIR              start the ranks in DIR (also --wdir; per application after ':')\n"
       "  -genv NAME VALUE       as -x NAME=VALUE (MPICH's spelling); -env NAME VALUE for one application\n"
       "Accepted and ignored for Open MPI compatibility: --allow-run-as-root.\n"
@@ -294,6 +296,10 @@ int parse_options(int argc, char **argv, Options *out) {
         const char *v = need_value("a file");
         if (v == nullptr) return 1;
         if (int rc = read_hostfile(v, &out->slots); rc >= 0) return rc;
+      } else if (name == "torus") {
+        const char *v = need_value("the torus's sizes (4x4x2x2) or auto");
+        if (v == nullptr) return 1;
+        out->torus = v;
       } else if (name == "report-bindings") {
         if (!no_value()) return 1;
         out->report_bindings = true;

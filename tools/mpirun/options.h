@@ -40,6 +40,7 @@ struct Options {
   Level map_by = Level::kSlot;      // how ranks are spread over the machine
   Level rank_by = Level::kSlot;     // in which order the placed ranks are numbered
   std::string output_dir;           // --output-filename: DIR/1/rank.N/stdout and stderr
+  std::string torus;                // --torus: the torus's sizes, "auto", or empty (not a torus job)
   std::vector<App> apps;            // at least one
 };
 
