@@ -55,6 +55,19 @@ Setting torus_map{"PAMIR_TORUS_MAP", "", Type::Text,
                   "within a node), the last varying fastest; empty: the letters in order, then T "
                   "(ABCDT for 4 dimensions; PAMIR_DEVICE=torus only)",
                   nullptr};
+Setting torus_report{"PAMIR_TORUS_REPORT", "", Type::Text,
+                     "with PAMIR_DEVICE=torus: a file the engine writes at the end of the job, a JSON "
+                     "report of the packets and bytes on every link and direction, each rank's packets "
+                     "and hops, and (apart) the timing model's figures (empty: none)",
+                     nullptr};
+Setting torus_link_mbps{"PAMIR_TORUS_LINK_MBPS", "2000", Type::Count,
+                        "with PAMIR_DEVICE=torus: the timing model's link bandwidth per direction, in MB/s "
+                        "(Blue Gene/Q's 2 GB/s; 1 to 1000000)",
+                        nullptr};
+Setting torus_hop_ns{"PAMIR_TORUS_HOP_NS", "40", Type::Count,
+                     "with PAMIR_DEVICE=torus: the timing model's latency per hop, in ns (Blue Gene/Q's "
+                     "about 40; 0 to 1000000)",
+                     nullptr};
 Setting torus_send_protocols{"PAMIR_TORUS_SEND_PROTOCOLS", "immediate:256,eager:4K,rdma", Type::ProtocolTable,
                              "the send table of the peers reached through the torus device; same form as "
                              "PAMIR_SEND_PROTOCOLS (immediate and eager go in 512-byte memory-FIFO "
@@ -169,6 +182,9 @@ std::vector<Setting *> &all() {
                                      &torus_dims,
                                      &torus_map,
                                      &torus_send_protocols,
+                                     &torus_report,
+                                     &torus_link_mbps,
+                                     &torus_hop_ns,
                                      &ofi_ack,
                                      &ofi_poll_interval,
                                      &ofi_credits,

@@ -190,6 +190,17 @@ int Context::open_torus(std::string &why) {
   p.ntasks = ntasks_;
   p.dims = config::torus_dims.value;
   p.map = config::torus_map.value;
+  p.report = config::torus_report.value;
+  // Checked here, as the settings' ranges are: a Count setting is any non-negative number.
+  if (config::torus_link_mbps.number < 1 || config::torus_link_mbps.number > 1000000 ||
+      config::torus_hop_ns.number > 1000000) {
+    why = config::torus_link_mbps.number < 1 || config::torus_link_mbps.number > 1000000
+              ? "PAMIR_TORUS_LINK_MBPS=" + config::torus_link_mbps.value + " is not valid: 1 to 1000000 MB/s"
+              : "PAMIR_TORUS_HOP_NS=" + config::torus_hop_ns.value + " is not valid: 0 to 1000000 ns";
+    return 1;
+  }
+  p.link_mbps = uint32_t(config::torus_link_mbps.number);
+  p.hop_ns = uint32_t(config::torus_hop_ns.number);
   p.engine = std::string(PAMIR_BINDIR) + "/pamir_torus_engine";
   p.barrier = [this]() { return boot_.fence(false); };
   p.sink = dev::Sink{&Context::deliver, this, &Context::read_done};

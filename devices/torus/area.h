@@ -49,20 +49,22 @@ enum class Intent : uint8_t {
 
 struct Descriptor {
   Intent intent = Intent::memory_fifo;
-  uint8_t pad0 = 0;
+  uint8_t hints = 0;         // routing hints (0: dimension order, the only one so far)
   uint16_t dispatch = 0;     // memory_fifo: the device's dispatch id
   uint32_t dest = 0;         // destination task
-  uint32_t hdr_len = 0;      // memory_fifo: protocol header bytes at the start of the lookaside payload
-  uint32_t payload_len = 0;  // memory_fifo: bytes of the lookaside payload in all
+  uint16_t hdr_len = 0;      // memory_fifo: protocol header bytes at the start of the lookaside payload
+  uint16_t payload_len = 0;  // memory_fifo: bytes of the lookaside payload in all
+  uint32_t remote_base = 0;  // index + 1 in the destination's base-address table (0: none)
   uint64_t length = 0;       // direct_put, remote_get, counter_put: bytes
   uint64_t local_addr = 0;   // direct_put: source, remote_get: destination, in the origin's memory
   uint64_t remote_offset = 0;
-  uint32_t remote_base = 0;     // index + 1 in the destination's base-address table (0: none)
   uint32_t local_counter = 0;   // index + 1 of the origin's counter that the landed bytes take from (0: none)
   uint32_t remote_counter = 0;  // index + 1 of the destination's counter (direct_put, counter_put; 0: none)
   int32_t status = 0;           // counter_put: stored in the destination's counter when nonzero
-  uint32_t hints = 0;           // routing hints (0: dimension order, the only one so far)
-  uint32_t pad1 = 0;
+  uint32_t pad = 0;
+  // The timing model's (section 2): the virtual time of the latest arrival the rank had seen when it
+  // wrote this (packets it took, counters it found at zero); the descriptor starts no earlier.
+  uint64_t not_before_ns = 0;
 };
 static_assert(sizeof(Descriptor) == 64);
 
@@ -73,8 +75,8 @@ struct PacketHeader {
   uint16_t hdr_len;
   uint32_t payload_len;
   uint32_t pad;
-  uint64_t seq;  // the engine's count of packets into this FIFO (a check, and the tests')
-  uint64_t pad2;
+  uint64_t seq;    // the engine's count of packets into this FIFO (a check, and the tests')
+  uint64_t vt_ns;  // the timing model's arrival time
 };
 static_assert(sizeof(PacketHeader) == 32);
 
@@ -86,8 +88,10 @@ struct ReceptionSlot {
 struct Counter {
   std::atomic<int64_t> value;   // bytes still to land; the owner arms it, the engine takes from it
   std::atomic<int64_t> status;  // 0, or the first failure's -errno
+  std::atomic<uint64_t> vt_ns;  // the timing model's time of the latest bytes to land
+  uint64_t pad;
 };
-static_assert(sizeof(Counter) == 16 && std::atomic<int64_t>::is_always_lock_free);
+static_assert(sizeof(Counter) == 32 && std::atomic<int64_t>::is_always_lock_free);
 
 struct BaseEntry {
   std::atomic<uint64_t> addr;  // in the owner's address space
@@ -120,7 +124,10 @@ struct alignas(64) AreaHeader {
   std::atomic<uint32_t> engine_state;  // kEngineStarting, kEngineServing, kEngineFailed, kEngineDone
   char dims[64];                       // the geometry the ranks asked for (PAMIR_TORUS_DIMS, PAMIR_TORUS_MAP)
   char map[16];
-  char failure[256];                    // the engine's reason when kEngineFailed
+  char failure[256];   // the engine's reason when kEngineFailed
+  char report[256];    // PAMIR_TORUS_REPORT: where the engine writes its report at the end ("": none)
+  uint32_t link_mbps;  // the timing model's link bandwidth, per direction (PAMIR_TORUS_LINK_MBPS)
+  uint32_t hop_ns;     // and per-hop latency (PAMIR_TORUS_HOP_NS)
   alignas(64) dev::shm::Doorbell bell;  // the engine's: ranks ring it after moving inj_tail
 };
 constexpr uint32_t kEngineStarting = 0, kEngineServing = 1, kEngineFailed = 2, kEngineDone = 3;

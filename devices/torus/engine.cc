@@ -19,6 +19,7 @@ namespace pamir::torus {
 namespace {
 
 enum : uint8_t { kFifo, kCounter, kRequest, kData };
+constexpr uint32_t kHeaderBytes = sizeof(PacketHeader);
 constexpr size_t kBounceBytes = size_t(1) << 20;
 
 uint32_t data_packets(uint64_t length) {
@@ -33,13 +34,18 @@ uint64_t now_ns() {
 
 }  // namespace
 
-Engine::Engine(void *area, const Geometry &geometry, int depth)
+Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
     : area_(area),
       geometry_(geometry),
       net_(geometry_, depth),
       ranks_(static_cast<AreaHeader *>(area)->ranks),
       taken_(ranks_, 0),
-      slots_(ranks_, std::vector<Slot>(kInjectionSlots)) {
+      slots_(ranks_, std::vector<Slot>(kInjectionSlots)),
+      rank_stats_(ranks_),
+      timing_(timing),
+      inject_free_(ranks_, 0),
+      clock_(ranks_, 0) {
+  if (timing_.link_mbps == 0) timing_.link_mbps = Timing{}.link_mbps;
   node_of_.resize(ranks_);
   for (uint32_t r = 0; r < ranks_; ++r) node_of_[r] = geometry_.node_of(r);
   net_.on_arrival(&Engine::arrive, this);
@@ -63,13 +69,23 @@ uint32_t Engine::id_for(const Info &info) {
   return id;
 }
 
-void Engine::send(uint32_t from_rank, uint32_t to_rank, const Info &info) {
+void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
   Packet p;
-  p.src = node_of_[from_rank];
-  p.dst = node_of_[to_rank];
+  p.src = node_of_[info.from];
+  p.dst = node_of_[info.to];
+  p.bytes = uint16_t(wire_bytes);
+  p.control = info.kind == kRequest || info.kind == kCounter;
+  // Leaves once the link is free, taking the packet's bytes at the link's rate; then a latency per hop.
+  const uint64_t depart =
+      std::max(inject_free_[info.from], not_before) + uint64_t(wire_bytes) * 1000u / timing_.link_mbps;
+  inject_free_[info.from] = depart;
+  land(info.from, depart);
+  info.vt = depart +
+            uint64_t(geometry_.hops(geometry_.coords(info.from), geometry_.coords(info.to))) * timing_.hop_ns;
   p.id = id_for(info);
   net_.inject(p);
   ++stats_.packets;
+  if (p.control) ++stats_.control;
 }
 
 // Takes descriptor `index` of `rank`: checks it, keeps a copy, and injects its first packets.
@@ -92,7 +108,7 @@ void Engine::take(uint32_t rank, uint64_t index) {
   if (!valid) {
     // Nothing the device writes: a stray descriptor fails alone, its counter told, never the engine.
     ++stats_.failures;
-    if (d.local_counter <= kCounters) take_bytes(rank, d.local_counter, d.length, -EINVAL);
+    if (d.local_counter <= kCounters) take_bytes(rank, d.local_counter, d.length, -EINVAL, 0);
     s.packets_left = 1;
     finish_packet(rank, slot);
     return;
@@ -100,40 +116,34 @@ void Engine::take(uint32_t rank, uint64_t index) {
   switch (d.intent) {
     case Intent::memory_fifo:
       s.packets_left = 1;
-      send(rank, d.dest, Info{rank, slot, 0, kFifo});
+      send(Info{rank, slot, 0, kFifo, rank, d.dest, 0}, kHeaderBytes + d.payload_len, d.not_before_ns);
       break;
     case Intent::counter_put:
       s.packets_left = 1;
-      send(rank, d.dest, Info{rank, slot, 0, kCounter});
+      send(Info{rank, slot, 0, kCounter, rank, d.dest, 0}, kHeaderBytes, d.not_before_ns);
       break;
     case Intent::remote_get:
       // The request travels to the data's owner, whose unit sends the data back (seed 004's remote get).
       s.packets_left = 1 + data_packets(d.length);
-      send(rank, d.dest, Info{rank, slot, 0, kRequest});
+      send(Info{rank, slot, 0, kRequest, rank, d.dest, 0}, kHeaderBytes, d.not_before_ns);
       break;
-    case Intent::direct_put: {
-      const uint32_t n = data_packets(d.length);
-      s.packets_left = n;
-      for (uint32_t i = 0; i < n; ++i) {
-        const uint64_t off = uint64_t(i) * kPacketPayload;
-        send(rank, d.dest,
-             Info{rank, slot, uint32_t(std::min<uint64_t>(kPacketPayload, d.length - off)), kData});
-      }
+    case Intent::direct_put:
+      s.packets_left = data_packets(d.length);
+      send_data(rank, slot, rank, d.dest, d.not_before_ns);
       break;
-    }
   }
 }
 
 bool Engine::arrive(void *self, const Packet &p) {
   auto *e = static_cast<Engine *>(self);
   const Info info = e->infos_[p.id];  // a copy: deliver() may inject, and grow infos_
-  if (!e->deliver(info)) return false;
+  if (!e->deliver(info, p.hops)) return false;
   e->free_ids_.push_back(uint32_t(p.id));
   return true;
 }
 
 // At the packet's destination node. False only when a reception FIFO has no room: the packet waits.
-bool Engine::deliver(const Info &info) {
+bool Engine::deliver(const Info &info, uint16_t hops) {
   Slot &s = slots_[info.origin][info.slot];
   const Descriptor &d = s.d;
   switch (info.kind) {
@@ -144,27 +154,22 @@ bool Engine::deliver(const Info &info) {
       ReceptionSlot &r = to->reception[tail % kReceptionSlots];
       r.h.src = info.origin;
       r.h.dispatch = d.dispatch;
-      r.h.hdr_len = uint16_t(d.hdr_len);
+      r.h.hdr_len = d.hdr_len;
       r.h.payload_len = d.payload_len;
       r.h.seq = ++fifo_seq_;
+      r.h.vt_ns = info.vt;
       std::memcpy(r.payload, rank_block(area_, info.origin)->lookaside[info.slot], d.payload_len);
       to->rec_tail.store(tail + 1, std::memory_order_release);
       (void)to->bell.ring();
       break;
     }
     case kCounter:
-      take_bytes(d.dest, d.remote_counter, d.length, d.status);
+      take_bytes(d.dest, d.remote_counter, d.length, d.status, info.vt);
       break;
-    case kRequest: {
-      const uint32_t n = data_packets(d.length);
-      for (uint32_t i = 0; i < n; ++i) {
-        const uint64_t off = uint64_t(i) * kPacketPayload;
-        send(d.dest, info.origin,
-             Info{info.origin, info.slot, uint32_t(std::min<uint64_t>(kPacketPayload, d.length - off)),
-                  kData});
-      }
+    case kRequest:
+      // The owner's unit answers with the data, once the request is there and its link is free.
+      send_data(info.origin, info.slot, d.dest, info.origin, info.vt);
       break;
-    }
     case kData:
       // The descriptor's data moves whole with its first packet; each packet then counts its bytes.
       if (!s.copied) {
@@ -172,12 +177,29 @@ bool Engine::deliver(const Info &info) {
         s.copied = true;
         if (s.status) ++stats_.failures;
       }
-      take_bytes(info.origin, d.local_counter, info.bytes, s.status);
-      if (d.intent == Intent::direct_put) take_bytes(d.dest, d.remote_counter, info.bytes, s.status);
+      take_bytes(info.origin, d.local_counter, info.bytes, s.status, info.vt);
+      if (d.intent == Intent::direct_put) take_bytes(d.dest, d.remote_counter, info.bytes, s.status, info.vt);
       break;
+  }
+  land(info.to, info.vt);
+  if (info.kind == kFifo || info.kind == kData) {
+    ++rank_stats_[info.from].injected;
+    rank_stats_[info.from].hops += hops;
+    ++rank_stats_[info.to].received;
   }
   finish_packet(info.origin, info.slot);
   return true;
+}
+
+// The data packets of descriptor `slot` of `origin`, from rank `from` to rank `to`.
+void Engine::send_data(uint32_t origin, uint32_t slot, uint32_t from, uint32_t to, uint64_t not_before) {
+  const uint64_t length = slots_[origin][slot].d.length;
+  const uint32_t n = data_packets(length);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t bytes =
+        uint32_t(std::min<uint64_t>(kPacketPayload, length - uint64_t(i) * kPacketPayload));
+    send(Info{origin, slot, bytes, kData, from, to, 0}, kHeaderBytes + bytes, not_before);
+  }
 }
 
 void Engine::finish_packet(uint32_t rank, uint32_t slot) {
@@ -191,10 +213,11 @@ void Engine::finish_packet(uint32_t rank, uint32_t slot) {
   (void)b->bell.ring();  // a rank may wait for room in its injection FIFO
 }
 
-void Engine::take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status) {
+void Engine::take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status, uint64_t vt) {
   if (counter == 0) return;
   RankBlock *b = rank_block(area_, rank);
   Counter &c = b->counters[counter - 1];
+  if (vt > c.vt_ns.load(std::memory_order_relaxed)) c.vt_ns.store(vt, std::memory_order_relaxed);
   if (status) {
     int64_t none = 0;
     c.status.compare_exchange_strong(none, status, std::memory_order_relaxed);
@@ -315,7 +338,10 @@ int serve_area(const std::string &path) {
     ::unlink(path.c_str());
     return 1;
   }
-  Engine engine(area, g);
+  const uint64_t started = now_ns();
+  Engine engine(area, g, 4, Timing{h->link_mbps, h->hop_ns});
+  h->report[sizeof h->report - 1] = '\0';
+  const std::string report = h->report;
   h->engine_pid.store(int32_t(::getpid()), std::memory_order_release);
   h->engine_state.store(kEngineServing, std::memory_order_release);
   (void)h->bell.ring();
@@ -356,6 +382,10 @@ int serve_area(const std::string &path) {
   }
   for (int p : pidfds)
     if (p >= 0) ::close(p);
+  if (code == 0 && !report.empty() && !write_report(engine, report, double(now_ns() - started) / 1e9, why)) {
+    std::fprintf(stderr, "pamir_torus_engine: PAMIR_TORUS_REPORT=%s: %s\n", report.c_str(), why.c_str());
+    code = 1;
+  }
   h->engine_state.store(kEngineDone, std::memory_order_release);
   ::unlink(path.c_str());
   return code;

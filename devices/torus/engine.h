@@ -27,13 +27,26 @@ struct EngineStats {
   uint64_t cycles = 0;
   uint64_t copies = 0;    // cross-memory copies (one per put or get descriptor)
   uint64_t failures = 0;  // transfers that ended with a status
+  uint64_t control = 0;   // control packets (remote-get requests, counter puts) among `packets`
+};
+
+// Per rank, what the report's `ranks` section shows: data packets it injected (a get's data counts for
+// the rank whose memory it leaves) and received, and the hops those it injected travelled.
+struct RankStats {
+  uint64_t injected = 0, received = 0, hops = 0;
+};
+
+// The timing model's parameters (section 2): Blue Gene/Q's link, 2 GB/s each way, about 40 ns a hop.
+struct Timing {
+  uint32_t link_mbps = 2000;
+  uint32_t hop_ns = 40;
 };
 
 class Engine {
  public:
   // `area` maps the whole job's area; `geometry` places its ranks. `depth`: packets each link's
   // virtual channel buffers.
-  Engine(void *area, const Geometry &geometry, int depth = 4);
+  Engine(void *area, const Geometry &geometry, int depth = 4, Timing timing = Timing{});
 
   // One pass: takes new descriptors, moves packets until the network is quiet or blocked on a full
   // reception FIFO. Returns whether anything happened.
@@ -46,22 +59,32 @@ class Engine {
 
   const EngineStats &stats() const { return stats_; }
   const Network &network() const { return net_; }
+  const Geometry &geometry() const { return geometry_; }
+  const std::vector<RankStats> &rank_stats() const { return rank_stats_; }
+  // Each rank's virtual clock: its last departure or arrival in the timing model.
+  const std::vector<uint64_t> &clocks() const { return clock_; }
+  const Timing &timing() const { return timing_; }
 
  private:
-  struct Flow;        // a descriptor in flight
-  struct Info {       // what a packet in the network carries beyond its route
-    uint32_t origin;  // the rank whose descriptor it came from
-    uint32_t slot;    // that descriptor's injection slot
-    uint32_t bytes;   // data bytes it counts for
-    uint8_t kind;     // kRequest, kData, kFifo, kCounter
+  struct Flow;          // a descriptor in flight
+  struct Info {         // what a packet in the network carries beyond its route
+    uint32_t origin;    // the rank whose descriptor it came from
+    uint32_t slot;      // that descriptor's injection slot
+    uint32_t bytes;     // data bytes it counts for
+    uint8_t kind;       // kRequest, kData, kFifo, kCounter
+    uint32_t from, to;  // the ranks it leaves and reaches
+    uint64_t vt;        // its arrival in the timing model
   };
   static bool arrive(void *self, const Packet &p);
-  bool deliver(const Info &info);
+  bool deliver(const Info &info, uint16_t hops);
+  void send_data(uint32_t origin, uint32_t slot, uint32_t from, uint32_t to, uint64_t not_before);
   void take(uint32_t rank, uint64_t index);
-  void send(uint32_t from_rank, uint32_t to_rank, const Info &info);
+  // Injects one packet from `info.from`'s node to `info.to`'s, leaving in the timing model when its
+  // rank's injection link is free and not before `not_before`.
+  void send(Info info, uint32_t wire_bytes, uint64_t not_before);
   void finish_packet(uint32_t rank, uint32_t slot);
   int64_t copy(uint32_t rank, uint32_t slot);
-  void take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status);
+  void take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status, uint64_t vt);
   uint32_t id_for(const Info &info);
 
   void *area_;
@@ -85,10 +108,21 @@ class Engine {
   std::vector<uint8_t> bounce_;
   uint64_t fifo_seq_ = 0;
   EngineStats stats_;
+  std::vector<RankStats> rank_stats_;
+  Timing timing_;
+  std::vector<uint64_t> inject_free_;  // per rank: when its injection link is next free (virtual ns)
+  std::vector<uint64_t> clock_;
+  void land(uint32_t rank, uint64_t vt) {
+    if (vt > clock_[rank]) clock_[rank] = vt;
+  }
 };
 
 // The engine's process: serves the area at `path` until every rank has detached (0) or one has died
 // or the area is not valid (1, the reason on stderr and in the area's header). Removes the file.
 int serve_area(const std::string &path);
+
+// The report of PAMIR_TORUS_REPORT (section 3), as JSON: `links` and `ranks` hold counts that only
+// the program's traffic decides; everything that depends on timing is under `timing`.
+bool write_report(const Engine &e, const std::string &path, double wall_seconds, std::string &why);
 
 }  // namespace pamir::torus

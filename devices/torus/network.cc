@@ -30,6 +30,7 @@ Network::Network(const Geometry &g, int depth, int channels)
   buffers_.resize(size_t(n) * kMaxDims * 2 * size_t(channels_));
   injection_.resize(n);
   link_packets_.assign(size_t(n) * kMaxDims * 2, 0);
+  link_bytes_.assign(link_packets_.size(), 0);
   link_used_.assign(link_packets_.size(), 0);
   reserved_.assign(buffers_.size(), 0);
   // Each node's sources in a fixed order: its injection FIFO, then each incoming link's channels.
@@ -109,8 +110,14 @@ int Network::cycle() {
       continue;
     }
     m.to->push_back(m.p);
-    ++link_packets_[m.link];
+    peak_depth_ = std::max(peak_depth_, int(m.to->size()));
     ++hops_;
+    if (m.p.control) {
+      ++control_hops_;
+    } else {
+      ++link_packets_[m.link];
+      link_bytes_[m.link] += m.p.bytes;
+    }
   }
   return int(moves_.size());
 }

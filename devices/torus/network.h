@@ -29,6 +29,8 @@ struct Packet {
   int8_t dir = 0;
   uint8_t vc = 0;
   uint16_t hops = 0;
+  uint16_t bytes = 0;    // on the wire, header included (the links' byte counts)
+  bool control = false;  // a request or an acknowledgment: counted apart from the data (section 3)
 };
 
 class Network {
@@ -61,6 +63,11 @@ class Network {
   uint64_t hops() const { return hops_; }
   // Packets that crossed the link leaving `node` along `dim` in direction `dir` (+1 or -1).
   uint64_t link_packets(uint32_t node, int dim, int dir) const { return link_packets_[link(node, dim, dir)]; }
+  uint64_t link_bytes(uint32_t node, int dim, int dir) const { return link_bytes_[link(node, dim, dir)]; }
+  // Link crossings of control packets, which link_packets() leaves out.
+  uint64_t control_hops() const { return control_hops_; }
+  // The most packets any one virtual channel's buffer held at once.
+  int peak_depth() const { return peak_depth_; }
 
  private:
   const Geometry &g_;
@@ -71,7 +78,9 @@ class Network {
   // Buffers at the receiving end of each link, per virtual channel: [link * channels + vc].
   std::vector<std::deque<Packet>> buffers_;
   std::vector<std::deque<Packet>> injection_;  // per node
-  std::vector<uint64_t> link_packets_;
+  std::vector<uint64_t> link_packets_, link_bytes_;
+  uint64_t control_hops_ = 0;
+  int peak_depth_ = 0;
   std::vector<Packet> delivered_;
   uint64_t in_flight_ = 0;
   uint64_t cycles_ = 0;

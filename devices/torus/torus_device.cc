@@ -97,6 +97,13 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
     h->block_bytes = sizeof(torus::RankBlock);
     std::snprintf(h->dims, sizeof h->dims, "%s", p.dims.c_str());
     std::snprintf(h->map, sizeof h->map, "%s", p.map.c_str());
+    if (p.report.size() >= sizeof h->report) {
+      why = "PAMIR_TORUS_REPORT is longer than " + std::to_string(sizeof h->report - 1) + " characters";
+      return nullptr;
+    }
+    std::snprintf(h->report, sizeof h->report, "%s", p.report.c_str());
+    h->link_mbps = p.link_mbps;
+    h->hop_ns = p.hop_ns;
     std::atomic_thread_fence(std::memory_order_release);
     h->magic = torus::kAreaMagic;
     if (const int rc = spawn_engine(p.engine, p.path); rc != 0) {
@@ -206,8 +213,9 @@ bool TorusDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, ui
   *s = Descriptor{.intent = Intent::memory_fifo,
                   .dispatch = dispatch,
                   .dest = task,
-                  .hdr_len = hdr_len,
-                  .payload_len = uint32_t(hdr_len + payload_len)};
+                  .hdr_len = uint16_t(hdr_len),
+                  .payload_len = uint16_t(hdr_len + payload_len),
+                  .not_before_ns = horizon_ns_};
   ++tail_;
   publish();
   return true;
@@ -224,8 +232,9 @@ bool TorusDevice::try_send_fill(uint32_t task, uint16_t dispatch, const void *hd
   *s = Descriptor{.intent = Intent::memory_fifo,
                   .dispatch = dispatch,
                   .dest = task,
-                  .hdr_len = hdr_len,
-                  .payload_len = uint32_t(hdr_len + payload_len)};
+                  .hdr_len = uint16_t(hdr_len),
+                  .payload_len = uint16_t(hdr_len + payload_len),
+                  .not_before_ns = horizon_ns_};
   ++tail_;
   publish();
   return true;
@@ -292,11 +301,12 @@ bool TorusDevice::transfer(Intent intent, uint32_t task, const struct iovec *loc
       Descriptor *s = wait ? wait_slot() : next_slot();
       *s = Descriptor{.intent = intent,
                       .dest = task,
+                      .remote_base = uint32_t(key),
                       .length = n,
                       .local_addr = uint64_t(uintptr_t(local[li].iov_base)) + lo,
                       .remote_offset = uint64_t(uintptr_t(remote[ri].iov_base)) + ro,
-                      .remote_base = uint32_t(key),
-                      .local_counter = counter};
+                      .local_counter = counter,
+                      .not_before_ns = horizon_ns_};
       ++tail_;
     }
     lo += n, ro += n;
@@ -404,6 +414,7 @@ uint64_t TorusDevice::ack_alloc(uint64_t expect) noexcept {
   const uint32_t i = free_counters_.back();
   free_counters_.pop_back();
   me_->counters[i].status.store(0, std::memory_order_relaxed);
+  me_->counters[i].vt_ns.store(0, std::memory_order_relaxed);
   me_->counters[i].value.store(int64_t(expect), std::memory_order_release);
   return i + 1;
 }
@@ -418,6 +429,8 @@ int64_t TorusDevice::ack_status(uint64_t ref) const noexcept {
 }
 
 void TorusDevice::ack_free(uint64_t ref) noexcept {
+  // An owner frees a counter once it has found it at zero: its last bytes' arrival is seen.
+  seen(me_->counters[ref - 1].vt_ns.load(std::memory_order_relaxed));
   for (uint32_t b : exposed_[ref - 1]) base_free(b);
   exposed_[ref - 1].clear();
   free_counters_.push_back(uint32_t(ref - 1));
@@ -429,7 +442,8 @@ void TorusDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t
                   .dest = task,
                   .length = bytes,
                   .remote_counter = uint32_t(ref),
-                  .status = int32_t(status)};
+                  .status = int32_t(status),
+                  .not_before_ns = horizon_ns_};
   ++tail_;
   publish();
 }

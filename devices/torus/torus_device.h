@@ -33,6 +33,9 @@ struct TorusParams {
   uint32_t ntasks = 1;
   std::string dims, map;         // PAMIR_TORUS_DIMS, PAMIR_TORUS_MAP (checked by rank 0's Geometry first)
   std::string engine;            // the engine's program
+  std::string report;            // PAMIR_TORUS_REPORT
+  uint32_t link_mbps = 2000;     // PAMIR_TORUS_LINK_MBPS
+  uint32_t hop_ns = 40;          // PAMIR_TORUS_HOP_NS
   std::function<int()> barrier;  // every rank of the job
   Sink sink;
   std::function<void(const std::string &)> fatal;  // ends the job
@@ -102,6 +105,7 @@ class TorusDevice final : public Device {
   // They move to the overflow, which poll() delivers first, in order.
   void stash() noexcept;
   void deliver(const torus::ReceptionSlot &r) noexcept {
+    seen(r.h.vt_ns);
     sink_.deliver(sink_.arg, r.h.src, r.h.dispatch, r.payload, r.h.hdr_len, r.payload + r.h.hdr_len,
                   r.h.payload_len - r.h.hdr_len);
   }
@@ -114,6 +118,12 @@ class TorusDevice final : public Device {
   uint64_t tail_ = 0;  // inj_tail as this rank has written it (slots up to it may be unpublished)
   uint64_t published_ = 0;
   uint64_t descriptors_written_ = 0;
+  // The timing model's: the latest arrival this rank has seen (a packet taken, a counter found at
+  // zero), which every descriptor it writes carries.
+  uint64_t horizon_ns_ = 0;
+  void seen(uint64_t vt) noexcept {
+    if (vt > horizon_ns_) horizon_ns_ = vt;
+  }
   uint64_t consumed_ = 0;         // reception slots taken (delivered, being delivered, or stashed)
   uint64_t pinned_ = UINT64_MAX;  // the slot poll() is delivering from: not yet free for the engine
   std::deque<torus::ReceptionSlot> overflow_;

@@ -82,9 +82,9 @@ TEST(TorusEngine, TwoKiBPutIsFourPacketsAndItsCountersReachZeroOnce) {
   a.rank(1)->counters[3].value.store(2048);
   a.inject(0, Descriptor{.intent = Intent::direct_put,
                          .dest = 1,
+                         .remote_base = base,
                          .length = 2048,
                          .local_addr = uint64_t(uintptr_t(src.data())),
-                         .remote_base = base,
                          .local_counter = 1,
                          .remote_counter = 4});
   run(e);
@@ -110,9 +110,9 @@ TEST(TorusEngine, RemoteGetIsARequestAndTheDataBack) {
   a.rank(0)->counters[9].value.store(1000);
   a.inject(0, Descriptor{.intent = Intent::remote_get,
                          .dest = 2,
+                         .remote_base = base,
                          .length = 1000,
                          .local_addr = uint64_t(uintptr_t(dst.data())),
-                         .remote_base = base,
                          .local_counter = 10});
   run(e);
   EXPECT_EQ(e.stats().packets, 3u);  // the request, then 512 + 488 bytes
@@ -130,9 +130,9 @@ TEST(TorusEngine, OutsideTheBaseRegionFailsTheTransferNotTheEngine) {
   a.rank(0)->counters[0].value.store(600);
   a.inject(0, Descriptor{.intent = Intent::direct_put,
                          .dest = 1,
+                         .remote_base = base,
                          .length = 600,
                          .local_addr = uint64_t(uintptr_t(src.data())),
-                         .remote_base = base,
                          .local_counter = 1});
   a.inject(0, Descriptor{.intent = Intent::direct_put, .dest = 7});  // no such rank
   run(e);
@@ -237,6 +237,24 @@ TEST(TorusEngine, RanksOfOneNodeReachEachOtherWithoutALink) {
   EXPECT_EQ(e.stats().hops, 1u);
   EXPECT_EQ(a.rank(1)->rec_tail.load(), 1u);
   EXPECT_EQ(a.rank(2)->rec_tail.load(), 1u);
+}
+
+// The timing model: a packet leaves once its bytes (header included) have crossed the link at its rate,
+// then takes the hop latency per hop; a descriptor starts no earlier than its not_before_ns.
+TEST(TorusEngine, TimingModelChargesTheLinkRateThenEachHop) {
+  Area a(4);
+  const Geometry g = geometry(4, "4");
+  Engine e(a.get(), g, 4, pamir::torus::Timing{2000, 40});
+  std::vector<uint8_t> bytes(512, 9);
+  a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dest = 2, .payload_len = 512}, bytes.data());
+  a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dest = 2, .payload_len = 512, .not_before_ns = 1000},
+           bytes.data());
+  run(e);
+  // 544 bytes at 2 bytes/ns: 272 ns on the link, then two hops of 40 ns.
+  EXPECT_EQ(a.rank(2)->reception[0].h.vt_ns, 272u + 80u);
+  EXPECT_EQ(a.rank(2)->reception[1].h.vt_ns, 1000u + 272u + 80u);
+  EXPECT_EQ(e.clocks()[2], 1352u);
+  EXPECT_EQ(e.clocks()[0], 1272u);  // its last departure
 }
 
 }  // namespace

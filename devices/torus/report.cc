@@ -1,0 +1,103 @@
+// PAMIR_TORUS_REPORT (issue 20, section 3): what crossed every link, what each rank sent and received,
+// and, apart, what depends on timing.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "devices/torus/engine.h"
+
+namespace pamir::torus {
+namespace {
+
+std::string coords_json(const Geometry &g, const Coords &c) {
+  std::string s = "[";
+  for (int d = 0; d < g.ndims(); ++d) s += (d ? ", " : "") + std::to_string(c.at[size_t(d)]);
+  return s + "]";
+}
+
+// A node's coordinates from its number (Geometry::node: A slowest).
+Coords node_coords(const Geometry &g, uint32_t node) {
+  Coords c;
+  for (int d = g.ndims(); d-- > 0;) {
+    c.at[size_t(d)] = int(node % uint32_t(g.size(d)));
+    node /= uint32_t(g.size(d));
+  }
+  return c;
+}
+
+}  // namespace
+
+bool write_report(const Engine &e, const std::string &path, double wall_seconds, std::string &why) {
+  const Geometry &g = e.geometry();
+  const Network &net = e.network();
+  const EngineStats &st = e.stats();
+  std::string j = "{\n  \"pamir_torus_report\": 1,\n";
+  j += "  \"geometry\": {\"dims\": [";
+  for (int d = 0; d < g.ndims(); ++d) j += (d ? ", " : "") + std::to_string(g.size(d));
+  j += "], \"map\": \"" + g.map() + "\", \"ranks\": " + std::to_string(g.ranks()) +
+       ", \"nodes\": " + std::to_string(g.nodes()) + ", \"ranks_per_node\": " + std::to_string(g.per_node()) +
+       "},\n";
+  j += "  \"assumptions\": {\"link_bandwidth_MBps\": " + std::to_string(e.timing().link_mbps) +
+       ", \"hop_latency_ns\": " + std::to_string(e.timing().hop_ns) +
+       ", \"packet_payload_bytes\": " + std::to_string(kPacketPayload) +
+       ", \"packet_header_bytes\": " + std::to_string(sizeof(PacketHeader)) +
+       ",\n    \"routing\": \"dimension-ordered (A first), the shorter way round; half-way ties go + from an "
+       "even coordinate, - from an odd one\",\n"
+       "    \"virtual_time\": \"a packet leaves when its rank's injection link is free and not before the "
+       "last arrival its rank had seen, takes its bytes at the link rate, then the hop latency per hop; "
+       "contention on the links and computation between messages are not counted\"},\n";
+  j += "  \"links\": [";
+  bool first = true;
+  for (uint32_t v = 0; v < g.nodes(); ++v)
+    for (int d = 0; d < g.ndims(); ++d)
+      for (int dir : {1, -1}) {
+        j += first ? "\n" : ",\n";
+        first = false;
+        j += "    {\"node\": " + std::to_string(v) + ", \"coords\": " + coords_json(g, node_coords(g, v)) +
+             ", \"dim\": \"" + std::string(1, "ABCDE"[d]) + "\", \"dir\": \"" + (dir > 0 ? "+" : "-") +
+             "\", \"packets\": " + std::to_string(net.link_packets(v, d, dir)) +
+             ", \"bytes\": " + std::to_string(net.link_bytes(v, d, dir)) + "}";
+      }
+  j += "\n  ],\n  \"ranks\": [";
+  for (uint32_t r = 0; r < g.ranks(); ++r) {
+    const Coords c = g.coords(r);
+    const RankStats &rs = e.rank_stats()[r];
+    j += std::string(r ? ",\n" : "\n") + "    {\"rank\": " + std::to_string(r) +
+         ", \"node\": " + std::to_string(g.node(c)) + ", \"coords\": " + coords_json(g, c) +
+         ", \"t\": " + std::to_string(c.t) + ", \"packets_injected\": " + std::to_string(rs.injected) +
+         ", \"packets_received\": " + std::to_string(rs.received) + ", \"hops\": " + std::to_string(rs.hops) +
+         "}";
+  }
+  uint64_t vt = 0;
+  std::string clocks;
+  for (uint32_t r = 0; r < g.ranks(); ++r) {
+    vt = std::max(vt, e.clocks()[r]);
+    clocks += (r ? ", " : "") + std::to_string(e.clocks()[r]);
+  }
+  char wall[64];
+  std::snprintf(wall, sizeof wall, "%.6f", wall_seconds);
+  j += "\n  ],\n  \"timing\": {\"wall_seconds\": " + std::string(wall) +
+       ", \"virtual_time_ns\": " + std::to_string(vt) + ", \"rank_virtual_time_ns\": [" + clocks +
+       "],\n    \"engine_cycles\": " + std::to_string(st.cycles) +
+       ", \"descriptors\": " + std::to_string(st.descriptors) +
+       ", \"packets\": " + std::to_string(st.packets) +
+       ", \"control_packets\": " + std::to_string(st.control) +
+       ", \"control_hops\": " + std::to_string(net.control_hops()) +
+       ", \"hops\": " + std::to_string(st.hops) + ", \"copies\": " + std::to_string(st.copies) +
+       ", \"failures\": " + std::to_string(st.failures) +
+       ", \"peak_buffer_depth\": " + std::to_string(net.peak_depth()) + "}\n}\n";
+  FILE *f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    why = std::strerror(errno);
+    return false;
+  }
+  const bool ok = std::fwrite(j.data(), 1, j.size(), f) == j.size();
+  if (std::fclose(f) != 0 || !ok) {
+    why = "could not write it all";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pamir::torus
