@@ -70,6 +70,7 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
   d->ntasks_ = p.ntasks;
   d->sink_ = p.sink;
   d->fatal_ = p.fatal;
+  d->fail_reads_ = p.fail_reads;
   d->area_len_ = torus::area_bytes(p.ntasks);
   if (p.my_task == 0) {
     torus::Geometry g;
@@ -363,7 +364,10 @@ bool TorusDevice::start_read(uint32_t task, const struct iovec *local, unsigned 
   for (unsigned i = 0; i < nlocal; ++i) total += local[i].iov_len;
   const uint32_t counter = uint32_t(ack_alloc(total));
   if (counter == 0) return false;
-  if (!transfer(Intent::remote_get, task, local, nlocal, remote, nremote, key, counter, false)) {
+  if (fail_reads_) {  // the fault test's: reported by the next poll, as a failed read would be
+    me_->counters[counter - 1].status.store(-EFAULT, std::memory_order_relaxed);
+    me_->counters[counter - 1].value.store(0, std::memory_order_release);
+  } else if (!transfer(Intent::remote_get, task, local, nlocal, remote, nremote, key, counter, false)) {
     ack_free(counter);
     return false;
   }

@@ -34,6 +34,7 @@ struct TorusParams {
   std::string dims, map;         // PAMIR_TORUS_DIMS, PAMIR_TORUS_MAP (checked by rank 0's Geometry first)
   std::string engine;            // the engine's program
   std::string report;            // PAMIR_TORUS_REPORT
+  bool fail_reads = false;       // PAMIR_FAULT=rdma-read: every start_read() fails (-EFAULT)
   uint32_t link_mbps = 2000;     // PAMIR_TORUS_LINK_MBPS
   uint32_t hop_ns = 40;          // PAMIR_TORUS_HOP_NS
   std::function<int()> barrier;  // every rank of the job
@@ -127,6 +128,7 @@ class TorusDevice final : public Device {
   uint64_t consumed_ = 0;         // reception slots taken (delivered, being delivered, or stashed)
   uint64_t pinned_ = UINT64_MAX;  // the slot poll() is delivering from: not yet free for the engine
   std::deque<torus::ReceptionSlot> overflow_;
+  bool fail_reads_ = false;
   int engine_pidfd_ = -1;
   pid_t engine_pid_ = 0;
   Sink sink_;

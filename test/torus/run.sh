@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The torus device (issue 20): the point-to-point, datatype, collective and persistent suites of
+# test/mpi run unchanged with every peer reached through the emulated torus (PAMIR_DEVICE=torus, or
+# mpirun --torus), then what only the torus has: its report, its errors, its engine's life and death.
+# Prints PASS/FAIL per case and a final "N passed, N failed".
+#
+# usage: test/torus/run.sh PREFIX
+#
+# The subset (to keep CI within its budget): the suites' programs at 2-4 ranks on the default
+# geometry, and at 8 and 16 ranks on 2x2x2 and 4x4 tori; coll_sweep at 2 and 4 ranks (its sizes reach
+# 4 MiB, which the engine carries as 8192 packets each way); not the cases that test the shared-memory
+# device itself (shm algorithms, CMA refusals, shared copies, the shm send table).
+set -u
+prefix=$(cd "${1:?usage: run.sh PREFIX}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+mpi=$(cd "$here/../mpi" && pwd)
+work=$(mktemp -d /tmp/pamir-torus-tests.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mpicc="$prefix/bin/mpicc"
+mpirun="$prefix/bin/mpirun"
+passed=0
+failed=0
+export PAMIR_DEVICE=torus
+
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+programs="pt2pt_basic pt2pt_more pt2pt_order rdv requests_more persistent partitioned dt_transfer dt_types
+  dt_coll dt_zero_copy coll_basic coll_persistent coll_sweep comm_basic intercomm neighbor topo_basic die"
+for name in $programs; do
+  if ! "$mpicc" -O2 -g -Wall -Wextra -Werror -o "$work/$name" "$mpi/$name.c" -lpthread 2>"$work/$name.build"; then
+    fail "build $name" "$(head -20 "$work/$name.build")"
+  fi
+done
+
+# run NAME EXPECTED_EXIT NP [ENV=VALUE ...] [-- MPIRUN_OPTION ...] -- PROGRAM ARGS
+run() {
+  local name=$1 expect=$2 np=$3
+  shift 3
+  local envs=() opts=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  if [ "${1:-}" = "--torus" ]; then opts=("$1" "$2"); shift 2; fi
+  local prog=$1
+  shift
+  if [ ! -x "$work/$prog" ]; then fail "$name" "program $prog was not built"; return 1; fi
+  env "${envs[@]+"${envs[@]}"}" "$mpirun" --timeout 120 -n "$np" "${opts[@]+"${opts[@]}"}" "$work/$prog" "$@" \
+    >"$work/$name.out" 2>"$work/$name.err"
+  local rc=$?
+  if [ "$rc" != "$expect" ]; then
+    fail "$name" "exit $rc, expected $expect; stderr: $(tail -5 "$work/$name.err" | tr '\n' '|') stdout: $(tail -3 "$work/$name.out" | tr '\n' '|')"
+    return 1
+  fi
+  return 0
+}
+ok_case() {
+  local name=$1
+  if run "$@"; then pass "$name ($(tail -1 "$work/$name.out"))"; fi
+}
+
+# --- the suites, unchanged, on the torus ---
+for np in 1 2 3 4; do ok_case "pt2pt_basic.np$np" 0 "$np" -- pt2pt_basic; done
+ok_case pt2pt_basic.eager_only 0 4 PAMIR_SEND_PROTOCOLS=eager -- pt2pt_basic
+ok_case pt2pt_basic.2x2x2 0 8 -- --torus 2x2x2 pt2pt_basic
+ok_case pt2pt_basic.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_SEND_PROTOCOLS=immediate:64,eager -- pt2pt_basic
+for np in 2 4; do ok_case "pt2pt_more.np$np" 0 "$np" -- pt2pt_more; done
+ok_case pt2pt_more.4x4 0 16 -- --torus 4x4 pt2pt_more
+# pt2pt_order's blocking sends must not wait for their match (see test/mpi/run.sh).
+for np in 2 4; do ok_case "pt2pt_order.np$np" 0 "$np" PAMIR_SEND_PROTOCOLS=immediate:192,eager -- pt2pt_order; done
+for np in 2 3; do ok_case "rdv.np$np" 0 "$np" -- rdv; done
+ok_case requests_more.np3 0 3 -- requests_more
+for np in 2 4; do ok_case "persistent.np$np" 0 "$np" -- persistent; done
+ok_case partitioned.np2 0 2 -- partitioned
+for np in 2 3; do ok_case "dt_transfer.np$np" 0 "$np" -- dt_transfer; done
+ok_case dt_types.np2 0 2 -- dt_types
+ok_case dt_coll.np4 0 4 -- dt_coll
+ok_case dt_zero_copy.np2 0 2 -- dt_zero_copy
+for np in 2 3 4; do ok_case "coll_basic.np$np" 0 "$np" -- coll_basic; done
+ok_case coll_basic.2x2x2 0 8 -- --torus 2x2x2 coll_basic
+ok_case coll_basic.2x2x2_t2 0 16 PAMIR_TORUS_MAP=TABC -- --torus 2x2x2 coll_basic
+for np in 2 4; do ok_case "coll_persistent.np$np" 0 "$np" -- coll_persistent; done
+for np in 2 4; do ok_case "coll_sweep.np$np" 0 "$np" -- coll_sweep; done
+ok_case comm_basic.np4 0 4 -- comm_basic
+ok_case intercomm.np4 0 4 -- intercomm
+ok_case neighbor.np4 0 4 -- neighbor
+ok_case topo_basic.np4 0 4 -- topo_basic
+
+# --- the report: links and ranks the same in every run of a deterministic program ---
+if run report.1 0 8 PAMIR_TORUS_REPORT="$work/report.1.json" -- --torus 2x2x2 coll_basic &&
+  run report.2 0 8 PAMIR_TORUS_REPORT="$work/report.2.json" -- --torus 2x2x2 coll_basic; then
+  if msg=$(python3 - "$work/report.1.json" "$work/report.2.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["geometry"]["dims"] == [2, 2, 2] and len(a["links"]) == 8 * 3 * 2, "geometry or links"
+assert a["links"] == b["links"], "links differ between runs"
+assert a["ranks"] == b["ranks"], "ranks differ between runs"
+injected = sum(r["packets_injected"] for r in a["ranks"])
+received = sum(r["packets_received"] for r in a["ranks"])
+assert injected == received > 0, f"injected {injected}, received {received}"
+hops = sum(r["hops"] for r in a["ranks"])
+assert hops == sum(l["packets"] for l in a["links"]), "hops and link crossings disagree"
+assert a["timing"]["virtual_time_ns"] > 0 and a["timing"]["control_packets"] > 0, "timing"
+print(f"{injected} packets, {hops} hops, virtual {a['timing']['virtual_time_ns']} ns")
+EOF
+  ); then pass "report.deterministic ($msg)"; else fail report.deterministic "$msg"; fi
+fi
+
+# --- what the user gets wrong: a clear error naming the setting, and nothing started ---
+if run errors.torus_option 1 6 -- --torus 4x4 pt2pt_basic; then
+  if grep -q -- '--torus="4x4" has 16 nodes, which does not fit a job of 6 ranks' "$work/errors.torus_option.err"; then
+    pass errors.torus_option
+  else fail errors.torus_option "$(head -2 "$work/errors.torus_option.err" | tr '\n' '|')"; fi
+fi
+if run errors.dims 1 4 PAMIR_TORUS_DIMS=3x3 -- pt2pt_basic; then
+  if grep -q 'PAMIR_TORUS_DIMS="3x3"' "$work/errors.dims.err"; then pass errors.dims
+  else fail errors.dims "$(head -2 "$work/errors.dims.err" | tr '\n' '|')"; fi
+fi
+if run errors.map 1 4 PAMIR_TORUS_MAP=AXT -- pt2pt_basic; then
+  if grep -q 'PAMIR_TORUS_MAP="AXT" is not valid' "$work/errors.map.err"; then pass errors.map
+  else fail errors.map "$(head -2 "$work/errors.map.err" | tr '\n' '|')"; fi
+fi
+if out=$("$prefix/bin/pamir_info" --torus 64 2>&1) && echo "$out" | grep -q '^Torus for 64 ranks: 4x4x4 ' &&
+  echo "$out" | grep -q '^    63    63  (3,3,3, 0)$'; then
+  pass "pamir_info.torus ($(echo "$out" | head -1))"
+else
+  fail pamir_info.torus "$(echo "$out" | head -3 | tr '\n' '|')"
+fi
+
+# --- deaths: a rank's ends the job and the engine with it; the engine's ends the job with a message ---
+leftovers() {
+  local left=""
+  pgrep -f "$work/" >/dev/null && left="processes: $(pgrep -af "$work/" | head -3 | tr '\n' ' ')"
+  pgrep -f "pamir_torus_engine /dev/shm/pamir-$(id -u)-pamir-$1-" >/dev/null && left="$left the engine"
+  ls /dev/shm/pamir-"$(id -u)"-pamir-"$1"-* >/dev/null 2>&1 && left="$left shm: $(ls /dev/shm/pamir-"$(id -u)"-pamir-"$1"-* | head -3 | tr '\n' ' ')"
+  echo "$left"
+}
+"$mpirun" --timeout 60 -n 4 "$work/die" kill >"$work/die.out" 2>"$work/die.err" &
+job=$!
+wait "$job"
+rc=$?
+sleep 0.5
+left=$(leftovers "$job")
+if [ "$rc" = 137 ] && grep -q "rank 1" "$work/die.err" && [ -z "$left" ]; then
+  pass "die (exit $rc, $(grep -m1 "rank 1" "$work/die.err" | cut -c1-100))"
+else
+  fail die "exit $rc; left: $left; stderr: $(tail -3 "$work/die.err" | tr '\n' '|')"
+fi
+# The engine killed while the ranks wait in a long exchange: each rank notices it in its next sleep.
+"$mpirun" --timeout 60 -n 2 "$work/pt2pt_order" >"$work/engine_death.out" 2>"$work/engine_death.err" &
+job=$!
+for _ in $(seq 50); do
+  pgrep -f "pamir_torus_engine /dev/shm/pamir-$(id -u)-pamir-$job-" >/dev/null && break
+  sleep 0.1
+done
+pkill -KILL -f "pamir_torus_engine /dev/shm/pamir-$(id -u)-pamir-$job-"
+wait "$job"
+rc=$?
+sleep 0.5
+left=$(leftovers "$job")
+if [ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q "the torus engine (pid [0-9]*) ended" "$work/engine_death.err" &&
+  [ -z "$left" ]; then
+  pass "engine_death (exit $rc: $(grep -m1 'torus engine' "$work/engine_death.err" | cut -c1-110))"
+else
+  fail engine_death "exit $rc; left: $left; stderr: $(tail -3 "$work/engine_death.err" | tr '\n' '|')"
+fi
+
+left=$(ls /dev/shm/pamir-"$(id -u)"-* 2>/dev/null | head -3 | tr '\n' ' ')
+if [ -z "$left" ]; then pass "no /dev/shm files left"; else fail "no /dev/shm files left" "$left"; fi
+if pgrep -x pamir_torus_eng >/dev/null; then fail "no engine left" "$(pgrep -ax pamir_torus_eng | head -3)"
+else pass "no engine left"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
