@@ -56,6 +56,7 @@ extern Setting torus_dims;            // PAMIR_TORUS_DIMS
 extern Setting torus_map;             // PAMIR_TORUS_MAP
 extern Setting torus_send_protocols;  // PAMIR_TORUS_SEND_PROTOCOLS
 extern Setting torus_report;          // PAMIR_TORUS_REPORT
+extern Setting torus_fault;           // PAMIR_TORUS_FAULT
 extern Setting torus_link_mbps;       // PAMIR_TORUS_LINK_MBPS
 extern Setting torus_hop_ns;          // PAMIR_TORUS_HOP_NS
 extern Setting ofi_poll_interval;     // PAMIR_OFI_POLL_INTERVAL

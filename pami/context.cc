@@ -191,6 +191,7 @@ int Context::open_torus(std::string &why) {
   p.dims = config::torus_dims.value;
   p.map = config::torus_map.value;
   p.report = config::torus_report.value;
+  p.fault = config::torus_fault.value;
   p.fail_reads = fault_rdma_read_;
   // Checked here, as the settings' ranges are: a Count setting is any non-negative number.
   if (config::torus_link_mbps.number < 1 || config::torus_link_mbps.number > 1000000 ||

@@ -102,11 +102,13 @@ struct alignas(64) RankBlock {
   alignas(64) std::atomic<uint64_t> inj_tail;  // rank: descriptors written
   alignas(64) std::atomic<uint64_t> inj_done;  // engine: descriptors whose every packet was delivered
   alignas(64) std::atomic<uint64_t> rec_tail;  // engine: packets written
+  std::atomic<uint32_t> lost;  // engine: memory-FIFO packets to this rank that a fault dropped (lost_what)
   alignas(64) std::atomic<uint64_t> rec_head;  // rank: packets consumed
   alignas(64) dev::shm::Doorbell bell;
   alignas(64) std::atomic<int32_t> pid;       // set once the rank has let the engine read its memory
   std::atomic<uint32_t> state;                // kRankAbsent, kRankAttached, kRankDetached
   std::atomic<uint64_t> descriptors_written;  // the device's count (report: zero on a replay)
+  char lost_what[192];           // engine: the first lost packet's source and link, for the rank's error
   std::atomic<uint64_t> zeroed;  // engine: counters of this rank that reached zero (a sleeper's check)
   Counter counters[kCounters];
   BaseEntry bases[kBases];
@@ -126,6 +128,7 @@ struct alignas(64) AreaHeader {
   char map[16];
   char failure[256];   // the engine's reason when kEngineFailed
   char report[256];    // PAMIR_TORUS_REPORT: where the engine writes its report at the end ("": none)
+  char fault[256];     // PAMIR_TORUS_FAULT (fault.h), checked by rank 0
   uint32_t link_mbps;  // the timing model's link bandwidth, per direction (PAMIR_TORUS_LINK_MBPS)
   uint32_t hop_ns;     // and per-hop latency (PAMIR_TORUS_HOP_NS)
   alignas(64) dev::shm::Doorbell bell;  // the engine's: ranks ring it after moving inj_tail

@@ -49,6 +49,7 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
   node_of_.resize(ranks_);
   for (uint32_t r = 0; r < ranks_; ++r) node_of_[r] = geometry_.node_of(r);
   net_.on_arrival(&Engine::arrive, this);
+  net_.on_drop(&Engine::dropped, this);
   bounce_.resize(kBounceBytes);
 }
 
@@ -140,6 +141,57 @@ bool Engine::arrive(void *self, const Packet &p) {
   if (!e->deliver(info, p.hops)) return false;
   e->free_ids_.push_back(uint32_t(p.id));
   return true;
+}
+
+void Engine::set_faults(const std::vector<LinkFault> &faults) {
+  faults_ = faults;
+  for (const LinkFault &f : faults) net_.set_fault(f.node, f.dim, f.dir, f.down, f.probability, f.seed);
+}
+
+// A packet a fault dropped (or that found every way on down): what it carried is lost, and whoever
+// waits for it learns so with the link's name, never by waiting forever. A memory-FIFO packet's
+// destination ends the job (its message is gone); a transfer's counters get -ENOLINK, as they would
+// if the bytes had landed, so the operation completes with an error.
+void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int dir) {
+  auto *e = static_cast<Engine *>(self);
+  const Info info = e->infos_[p.id];
+  e->free_ids_.push_back(uint32_t(p.id));
+  ++e->stats_.dropped;
+  Slot &s = e->slots_[info.origin][info.slot];
+  const Descriptor &d = s.d;
+  const std::string where = link_name(e->geometry_, node, dim, dir);
+  static const char *const kinds[] = {"memory-FIFO packet", "counter put", "remote-get request",
+                                      "data packet"};
+  std::fprintf(stderr,
+               "pamir_torus_engine: PAMIR_TORUS_FAULT: a %s from rank %u to rank %u was dropped on link %s\n",
+               kinds[info.kind], info.from, info.to, where.c_str());
+  switch (info.kind) {
+    case kFifo: {
+      RankBlock *to = rank_block(e->area_, info.to);
+      if (to->lost.load(std::memory_order_relaxed) == 0)
+        std::snprintf(to->lost_what, sizeof to->lost_what,
+                      "a packet from rank %u was dropped on link %s (PAMIR_TORUS_FAULT): its message is lost",
+                      info.from, where.c_str());
+      to->lost.fetch_add(1, std::memory_order_release);
+      (void)to->bell.ring();
+      break;
+    }
+    case kCounter:
+      e->take_bytes(d.dest, d.remote_counter, d.length, -ENOLINK, info.vt);
+      break;
+    case kRequest: {
+      // No data will come: the origin's counter gets all of it, failed, and the data packets are done.
+      e->take_bytes(info.origin, d.local_counter, d.length, -ENOLINK, info.vt);
+      for (uint32_t n = data_packets(d.length); n-- > 0;) e->finish_packet(info.origin, info.slot);
+      break;
+    }
+    case kData:
+      e->take_bytes(info.origin, d.local_counter, info.bytes, -ENOLINK, info.vt);
+      if (d.intent == Intent::direct_put)
+        e->take_bytes(d.dest, d.remote_counter, info.bytes, -ENOLINK, info.vt);
+      break;
+  }
+  e->finish_packet(info.origin, info.slot);
 }
 
 // At the packet's destination node. False only when a reception FIFO has no room: the packet waits.
@@ -340,8 +392,15 @@ int serve_area(const std::string &path) {
   }
   const uint64_t started = now_ns();
   Engine engine(area, g, 4, Timing{h->link_mbps, h->hop_ns});
-  h->report[sizeof h->report - 1] = '\0';
+  h->report[sizeof h->report - 1] = h->fault[sizeof h->fault - 1] = '\0';
   const std::string report = h->report;
+  std::vector<LinkFault> faults;
+  if (!parse_faults(h->fault, g, faults, why)) {
+    fail(h, why);
+    ::unlink(path.c_str());
+    return 1;
+  }
+  engine.set_faults(faults);
   h->engine_pid.store(int32_t(::getpid()), std::memory_order_release);
   h->engine_state.store(kEngineServing, std::memory_order_release);
   (void)h->bell.ring();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "devices/torus/area.h"
+#include "devices/torus/fault.h"
 #include "devices/torus/geometry.h"
 #include "devices/torus/network.h"
 
@@ -28,6 +29,7 @@ struct EngineStats {
   uint64_t copies = 0;    // cross-memory copies (one per put or get descriptor)
   uint64_t failures = 0;  // transfers that ended with a status
   uint64_t control = 0;   // control packets (remote-get requests, counter puts) among `packets`
+  uint64_t dropped = 0;   // packets a fault dropped (PAMIR_TORUS_FAULT)
 };
 
 // Per rank, what the report's `ranks` section shows: data packets it injected (a get's data counts for
@@ -54,6 +56,9 @@ class Engine {
   // Packets in the network, and descriptors taken whose packets are not all delivered.
   uint64_t in_flight() const { return net_.in_flight(); }
   bool busy() const { return net_.in_flight() != 0 || open_descriptors_ != 0; }
+  // Applies PAMIR_TORUS_FAULT's faults (before the first pass).
+  void set_faults(const std::vector<LinkFault> &faults);
+  const std::vector<LinkFault> &faults() const { return faults_; }
   // Whether some rank has written descriptors not yet taken.
   bool work_waiting() const;
 
@@ -76,6 +81,7 @@ class Engine {
     uint64_t vt;        // its arrival in the timing model
   };
   static bool arrive(void *self, const Packet &p);
+  static void dropped(void *self, const Packet &p, uint32_t node, int dim, int dir);
   bool deliver(const Info &info, uint16_t hops);
   void send_data(uint32_t origin, uint32_t slot, uint32_t from, uint32_t to, uint64_t not_before);
   void take(uint32_t rank, uint64_t index);
@@ -107,6 +113,7 @@ class Engine {
   std::vector<uint32_t> free_ids_;
   std::vector<uint8_t> bounce_;
   uint64_t fifo_seq_ = 0;
+  std::vector<LinkFault> faults_;
   EngineStats stats_;
   std::vector<RankStats> rank_stats_;
   Timing timing_;

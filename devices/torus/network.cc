@@ -52,18 +52,71 @@ void Network::inject(const Packet &p) {
   ++in_flight_;
 }
 
-bool Network::next_hop(Packet &p, uint32_t node) const {
+void Network::set_fault(uint32_t node, int dim, int dir, bool down, double probability, uint64_t seed) {
+  if (!faults_) {
+    faults_ = true;
+    down_.assign(link_packets_.size(), 0);
+    drops_.assign(link_packets_.size(), Drop{});
+    dropped_.assign(link_packets_.size(), 0);
+  }
+  const size_t l = link(node, dim, dir);
+  if (down)
+    down_[l] = 1;
+  else
+    drops_[l] = Drop{probability, seed, 0};
+}
+
+// Whether the next packet across link l is dropped: the seed and the crossing's number decide
+// (splitmix64), so a run's drops depend only on the order in which packets cross the link.
+bool Network::drops(size_t l) {
+  Drop &d = drops_[l];
+  if (d.probability <= 0) return false;
+  uint64_t z = d.seed + 0x9e3779b97f4a7c15ull * ++d.crossings;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-53 < d.probability;
+}
+
+Network::Next Network::next_hop(Packet &p, uint32_t node) {
   const Coords &c = node_coords_[node], &to = node_coords_[p.dst];
-  if (p.dim >= 0 && c.at[size_t(p.dim)] != to.at[size_t(p.dim)]) return true;
-  for (int i = p.dim + 1; i < g_.ndims(); ++i) {
+  // On along the dimension it travels until that coordinate is right (the other way round where its
+  // way ahead is down).
+  if (p.dim >= 0 && c.at[size_t(p.dim)] != to.at[size_t(p.dim)]) {
+    if (!faults_ || !down_[link(node, p.dim, p.dir)]) return kHop;
+    if (!down_[link(node, p.dim, -p.dir)]) {
+      p.dir = int8_t(-p.dir);
+      p.rerouted = true;
+      return kHop;
+    }
+  }
+  // The first dimension still to correct, A first, the shorter way round (Geometry's tie rule); with
+  // links down, the first such dimension whose way is up, else the first the longer way round.
+  int other_dim = -1, other_dir = 0;
+  bool left = false, skipped = false;
+  for (int i = 0; i < g_.ndims(); ++i) {
     const int k = g_.size(i), a = c.at[size_t(i)];
     const int up = ((to.at[size_t(i)] - a) % k + k) % k, down = k - up;
     if (up == 0) continue;
-    p.dim = int8_t(i);
-    p.dir = int8_t(up < down ? 1 : down < up ? -1 : (a % 2 == 0 ? 1 : -1));  // Geometry's tie rule
-    return true;
+    left = true;
+    const int dir = up < down ? 1 : down < up ? -1 : (a % 2 == 0 ? 1 : -1);
+    if (!faults_ || !down_[link(node, i, dir)]) {
+      if (skipped) p.rerouted = true;  // a lower dimension's way was down
+      p.dim = int8_t(i);
+      p.dir = int8_t(dir);
+      return kHop;
+    }
+    skipped = true;
+    if (other_dim < 0 && !down_[link(node, i, -dir)]) other_dim = i, other_dir = -dir;
   }
-  return false;
+  if (!left) return kArrived;
+  if (other_dim >= 0) {
+    p.dim = int8_t(other_dim);
+    p.dir = int8_t(other_dir);
+    p.rerouted = true;
+    return kHop;
+  }
+  return kStuck;
 }
 
 int Network::cycle() {
@@ -82,13 +135,25 @@ int Network::cycle() {
       if (q->empty()) continue;
       Packet p = q->front();
       const int8_t dim_before = p.dim;
-      if (!next_hop(p, v)) {
+      const bool rerouted_before = p.rerouted;
+      const Next next = next_hop(p, v);
+      if (next == kArrived) {
         if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
-        moves_.push_back(Move{q, p, nullptr, 0});
+        moves_.push_back(Move{q, p, nullptr, 0, false});
+        continue;
+      }
+      if (next == kStuck) {  // every way on is down: it leaves the network here
+        moves_.push_back(Move{q, p, nullptr, link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1), true});
         continue;
       }
       const size_t l = link(v, p.dim, p.dir);
       if (link_used_[l]) continue;
+      if (faults_ && drops(l)) {  // it crosses the link and is lost
+        link_used_[l] = 1;
+        moves_.push_back(Move{q, p, nullptr, l, true});
+        ++dropped_[l];
+        continue;
+      }
       const int k = g_.size(p.dim), a = node_coords_[v].at[size_t(p.dim)];
       const bool dateline = (p.dir > 0 && a == k - 1) || (p.dir < 0 && a == 0);
       uint8_t vc = p.dim == dim_before ? p.vc : 0;
@@ -99,11 +164,20 @@ int Network::cycle() {
       ++reserved_[b];
       p.vc = vc;
       ++p.hops;
-      moves_.push_back(Move{q, p, &buffers_[b], l});
+      if (p.rerouted && !rerouted_before) ++rerouted_;
+      moves_.push_back(Move{q, p, &buffers_[b], l, false});
     }
   }
   for (Move &m : moves_) {
     m.from->pop_front();
+    if (m.dropped) {
+      --in_flight_;
+      if (drop_) {
+        const size_t node = m.link / (size_t(kMaxDims) * 2), rest = m.link % (size_t(kMaxDims) * 2);
+        drop_(drop_arg_, m.p, uint32_t(node), int(rest / 2), rest % 2 ? 1 : -1);
+      }
+      continue;
+    }
     if (!m.to) {
       if (!accept_) delivered_.push_back(m.p);
       --in_flight_;

@@ -28,6 +28,7 @@ struct Packet {
   int8_t dim = -1;            // the dimension it travels now (-1: not started)
   int8_t dir = 0;
   uint8_t vc = 0;
+  bool rerouted = false;  // a fault made it leave dimension order
   uint16_t hops = 0;
   uint16_t bytes = 0;    // on the wire, header included (the links' byte counts)
   bool control = false;  // a request or an acknowledgment: counted apart from the data (section 3)
@@ -45,6 +46,22 @@ class Network {
     accept_ = accept;
     accept_arg_ = arg;
   }
+
+  // PAMIR_TORUS_FAULT: a link taken down, or made to drop packets. A packet whose way is down takes
+  // another dimension order (or the other way round its ring); one that a link drops, or that has no
+  // way left, leaves the network through on_drop(arg, p, link_node, dim, dir).
+  void set_fault(uint32_t node, int dim, int dir, bool down, double probability, uint64_t seed);
+  void on_drop(void (*drop)(void *, const Packet &, uint32_t, int, int), void *arg) {
+    drop_ = drop;
+    drop_arg_ = arg;
+  }
+  bool link_down(uint32_t node, int dim, int dir) const {
+    return !down_.empty() && down_[link(node, dim, dir)];
+  }
+  uint64_t link_dropped(uint32_t node, int dim, int dir) const {
+    return faults_ ? dropped_[link(node, dim, dir)] : 0;
+  }
+  uint64_t rerouted() const { return rerouted_; }
 
   // Queues a packet at its source node's injection FIFO (unbounded: the rank side's, which the engine
   // bounds by the FIFO's size).
@@ -91,8 +108,9 @@ class Network {
   struct Move {
     std::deque<Packet> *from;
     Packet p;
-    std::deque<Packet> *to;  // null: delivered
+    std::deque<Packet> *to;  // null: delivered, or dropped
     size_t link;
+    bool dropped;
   };
   std::vector<Move> moves_;
   std::vector<uint8_t> link_used_;
@@ -103,8 +121,22 @@ class Network {
   size_t link(uint32_t node, int dim, int dir) const {
     return (size_t(node) * kMaxDims + size_t(dim)) * 2 + (dir > 0);
   }
-  // The packet's next hop from `node` (its dim and dir updated), or false at its destination.
-  bool next_hop(Packet &p, uint32_t node) const;
+  // The packet's next hop from `node` (its dim and dir updated): kHop, or kArrived at its destination,
+  // or kStuck where every link that leads on is down.
+  enum Next { kArrived, kHop, kStuck };
+  Next next_hop(Packet &p, uint32_t node);
+  bool faults_ = false;
+  std::vector<uint8_t> down_;
+  struct Drop {
+    double probability = 0;
+    uint64_t seed = 0, crossings = 0;
+  };
+  std::vector<Drop> drops_;
+  std::vector<uint64_t> dropped_;
+  uint64_t rerouted_ = 0;
+  void (*drop_)(void *, const Packet &, uint32_t, int, int) = nullptr;
+  void *drop_arg_ = nullptr;
+  bool drops(size_t link);
 };
 
 }  // namespace pamir::torus

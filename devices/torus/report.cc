@@ -26,6 +26,19 @@ Coords node_coords(const Geometry &g, uint32_t node) {
   return c;
 }
 
+// A faulted link says so beside its counts: down, or the probability it drops with and what it dropped.
+std::string fault_fields(const Engine &e, uint32_t node, int dim, int dir) {
+  for (const LinkFault &f : e.faults()) {
+    if (f.node != node || f.dim != dim || f.dir != dir) continue;
+    if (f.down) return ", \"down\": true";
+    char p[32];
+    std::snprintf(p, sizeof p, "%g", f.probability);
+    return ", \"drop_probability\": " + std::string(p) +
+           ", \"dropped\": " + std::to_string(e.network().link_dropped(node, dim, dir));
+  }
+  return "";
+}
+
 }  // namespace
 
 bool write_report(const Engine &e, const std::string &path, double wall_seconds, std::string &why) {
@@ -57,7 +70,7 @@ bool write_report(const Engine &e, const std::string &path, double wall_seconds,
         j += "    {\"node\": " + std::to_string(v) + ", \"coords\": " + coords_json(g, node_coords(g, v)) +
              ", \"dim\": \"" + std::string(1, "ABCDE"[d]) + "\", \"dir\": \"" + (dir > 0 ? "+" : "-") +
              "\", \"packets\": " + std::to_string(net.link_packets(v, d, dir)) +
-             ", \"bytes\": " + std::to_string(net.link_bytes(v, d, dir)) + "}";
+             ", \"bytes\": " + std::to_string(net.link_bytes(v, d, dir)) + fault_fields(e, v, d, dir) + "}";
       }
   j += "\n  ],\n  \"ranks\": [";
   for (uint32_t r = 0; r < g.ranks(); ++r) {
@@ -86,7 +99,12 @@ bool write_report(const Engine &e, const std::string &path, double wall_seconds,
        ", \"control_hops\": " + std::to_string(net.control_hops()) +
        ", \"hops\": " + std::to_string(st.hops) + ", \"copies\": " + std::to_string(st.copies) +
        ", \"failures\": " + std::to_string(st.failures) +
-       ", \"peak_buffer_depth\": " + std::to_string(net.peak_depth()) + "}\n}\n";
+       ", \"peak_buffer_depth\": " + std::to_string(net.peak_depth()) + "}";
+  if (!e.faults().empty())
+    j += ",\n  \"faults\": {\"links\": " + std::to_string(e.faults().size()) +
+         ", \"rerouted_packets\": " + std::to_string(net.rerouted()) +
+         ", \"dropped_packets\": " + std::to_string(st.dropped) + "}";
+  j += "\n}\n";
   FILE *f = std::fopen(path.c_str(), "w");
   if (!f) {
     why = std::strerror(errno);

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "devices/torus/fault.h"
 #include "devices/torus/geometry.h"
 
 namespace pamir::dev {
@@ -75,6 +76,13 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
   if (p.my_task == 0) {
     torus::Geometry g;
     if (!g.make(p.ntasks, p.dims, p.map, why)) return nullptr;
+    std::vector<torus::LinkFault> faults;
+    if (!torus::parse_faults(p.fault, g, faults, why)) return nullptr;
+    if (p.fault.size() >= sizeof(torus::AreaHeader::fault)) {
+      why = "PAMIR_TORUS_FAULT is longer than " + std::to_string(sizeof(torus::AreaHeader::fault) - 1) +
+            " characters";
+      return nullptr;
+    }
     if (p.dims.size() >= sizeof(torus::AreaHeader::dims) || p.map.size() >= sizeof(torus::AreaHeader::map)) {
       why = "PAMIR_TORUS_DIMS or PAMIR_TORUS_MAP is too long";
       return nullptr;
@@ -103,6 +111,7 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
       return nullptr;
     }
     std::snprintf(h->report, sizeof h->report, "%s", p.report.c_str());
+    std::snprintf(h->fault, sizeof h->fault, "%s", p.fault.c_str());
     h->link_mbps = p.link_mbps;
     h->hop_ns = p.hop_ns;
     std::atomic_thread_fence(std::memory_order_release);
@@ -250,7 +259,11 @@ unsigned TorusDevice::poll() noexcept {
       deliver(r);
       continue;
     }
-    if (consumed_ == me_->rec_tail.load(std::memory_order_acquire)) break;
+    if (consumed_ == me_->rec_tail.load(std::memory_order_acquire)) {
+      if (me_->lost.load(std::memory_order_relaxed)) [[unlikely]]
+        lost();
+      break;
+    }
     // The slot stays ours while it is delivered: a stash() from inside frees only what comes before it.
     pinned_ = consumed_++;
     deliver(me_->reception[pinned_ % torus::kReceptionSlots]);
@@ -450,6 +463,12 @@ void TorusDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t
                   .not_before_ns = horizon_ns_};
   ++tail_;
   publish();
+}
+
+void TorusDevice::lost() noexcept {
+  std::atomic_thread_fence(std::memory_order_acquire);
+  me_->lost_what[sizeof me_->lost_what - 1] = '\0';
+  if (fatal_) fatal_(me_->lost_what);
 }
 
 void TorusDevice::check_engine() noexcept {

@@ -34,6 +34,7 @@ struct TorusParams {
   std::string dims, map;         // PAMIR_TORUS_DIMS, PAMIR_TORUS_MAP (checked by rank 0's Geometry first)
   std::string engine;            // the engine's program
   std::string report;            // PAMIR_TORUS_REPORT
+  std::string fault;             // PAMIR_TORUS_FAULT
   bool fail_reads = false;       // PAMIR_FAULT=rdma-read: every start_read() fails (-EFAULT)
   uint32_t link_mbps = 2000;     // PAMIR_TORUS_LINK_MBPS
   uint32_t hop_ns = 40;          // PAMIR_TORUS_HOP_NS
@@ -100,6 +101,7 @@ class TorusDevice final : public Device {
   ssize_t transfer_sync(torus::Intent intent, uint32_t task, const struct iovec *local, unsigned nlocal,
                         const struct iovec *remote, unsigned nremote, uint64_t key) noexcept;
   void check_engine() noexcept;
+  [[gnu::cold]] void lost() noexcept;  // a fault dropped a packet to this rank: the job ends
   // While this rank waits inside a call (for an injection slot, a counter), packets keep arriving and
   // must not stay in the reception FIFO: the engine's packets to us wait behind a full one, and the one
   // this rank waits for may be among them (a peer's get data, or the peer's own wait for our packets).

@@ -105,6 +105,33 @@ EOF
   ); then pass "report.deterministic ($msg)"; else fail report.deterministic "$msg"; fi
 fi
 
+# --- faults: a link down is routed round (the report shows it), a dropping link fails what it carried ---
+if run fault.down 0 8 PAMIR_TORUS_FAULT="down:0,0,0:A+" PAMIR_TORUS_REPORT="$work/fault.json" -- --torus 2x2x2 coll_basic; then
+  if msg=$(python3 - "$work/fault.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+down = [l for l in r["links"] if l.get("down")]
+assert len(down) == 1 and down[0]["coords"] == [0, 0, 0] and down[0]["dim"] == "A" and down[0]["dir"] == "+", down
+assert down[0]["packets"] == 0, down
+assert r["faults"]["rerouted_packets"] > 0, r["faults"]
+print(f"{r['faults']['rerouted_packets']} packets rerouted round (0,0,0) A+")
+EOF
+  ); then pass "fault.down ($msg)"; else fail fault.down "$msg"; fi
+fi
+# Every packet over (0) A+ dropped: rank 0's first message to rank 1 is lost, and rank 1 ends the job with
+# an error naming the link (not mpirun's timeout). A lost transfer's error is the unit tests'.
+run fault.drop 1 2 PAMIR_TORUS_FAULT="drop:0:A+:1:3" PAMIR_SEND_PROTOCOLS=immediate:64,eager:100,rdma -- rdv
+if grep -q "dropped on link (0) A+" "$work/fault.drop.err" &&
+  grep -Eq "Link has been severed|its message is lost" "$work/fault.drop.err"; then
+  pass "fault.drop ($(grep -m1 'dropped on link' "$work/fault.drop.err" | cut -c1-100))"
+else
+  fail fault.drop "stderr: $(tail -4 "$work/fault.drop.err" | tr '\n' '|')"
+fi
+if run fault.bad 1 2 PAMIR_TORUS_FAULT="down:0:Q+" -- pt2pt_basic; then
+  if grep -q 'PAMIR_TORUS_FAULT="down:0:Q+" is not valid' "$work/fault.bad.err"; then pass fault.bad
+  else fail fault.bad "$(head -2 "$work/fault.bad.err" | tr '\n' '|')"; fi
+fi
+
 # --- what the user gets wrong: a clear error naming the setting, and nothing started ---
 if run errors.torus_option 1 6 -- --torus 4x4 pt2pt_basic; then
   if grep -q -- '--torus="4x4" has 16 nodes, which does not fit a job of 6 ranks' "$work/errors.torus_option.err"; then

@@ -12,6 +12,7 @@
 
 #include "devices/torus/area.h"
 #include "devices/torus/engine.h"
+#include "devices/torus/fault.h"
 
 namespace {
 
@@ -255,6 +256,115 @@ TEST(TorusEngine, TimingModelChargesTheLinkRateThenEachHop) {
   EXPECT_EQ(a.rank(2)->reception[1].h.vt_ns, 1000u + 272u + 80u);
   EXPECT_EQ(e.clocks()[2], 1352u);
   EXPECT_EQ(e.clocks()[0], 1272u);  // its last departure
+}
+
+std::vector<pamir::torus::LinkFault> faults(const Geometry &g, const char *text) {
+  std::vector<pamir::torus::LinkFault> out;
+  std::string why;
+  EXPECT_TRUE(pamir::torus::parse_faults(text, g, out, why)) << why;
+  return out;
+}
+
+// A link down: a packet whose only dimension's way is down goes round the other way; one with another
+// dimension to correct takes that one first.
+TEST(TorusFaults, ALinkDownIsRoutedRound) {
+  Area a(16);
+  const Geometry g = geometry(16, "4x4");
+  Engine e(a.get(), g);
+  e.set_faults(faults(g, "down:0,0:A+"));
+  uint8_t byte = 1;
+  a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dest = 4, .payload_len = 1}, &byte);  // (1,0)
+  run(e);
+  EXPECT_EQ(a.rank(4)->rec_tail.load(), 1u);
+  EXPECT_EQ(e.stats().hops, 3u);  // A- three times round the ring of 4
+  EXPECT_EQ(e.network().link_packets(0, 0, +1), 0u);
+  EXPECT_EQ(e.network().link_packets(0, 0, -1), 1u);
+  EXPECT_EQ(e.network().rerouted(), 1u);
+
+  a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dest = 5, .payload_len = 1}, &byte);  // (1,1)
+  run(e);
+  EXPECT_EQ(a.rank(5)->rec_tail.load(), 1u);
+  EXPECT_EQ(e.stats().hops, 5u);                      // B+ first, then A+ from (0,1)
+  EXPECT_EQ(e.network().link_packets(0, 1, +1), 1u);  // (0,0) B+
+  EXPECT_EQ(e.network().link_packets(1, 0, +1), 1u);  // (0,1) A+
+  EXPECT_EQ(e.network().rerouted(), 2u);
+}
+
+// A link that drops everything: each operation that lost data completes with an error, nothing waits.
+TEST(TorusFaults, DroppedPacketsFailTheirOperationsWithoutAHang) {
+  Area a(2);
+  const Geometry g = geometry(2, "2");
+  Engine e(a.get(), g);
+  e.set_faults(faults(g, "drop:0:A+:1:7"));
+  uint8_t byte = 1;
+  a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dest = 1, .payload_len = 1}, &byte);
+  std::vector<uint8_t> src(1500, 1), dst(1500, 0);
+  const uint32_t base = a.expose(1, 0, dst.data(), dst.size());
+  a.rank(0)->counters[0].value.store(1500);
+  a.inject(0, Descriptor{.intent = Intent::direct_put,
+                         .dest = 1,
+                         .remote_base = base,
+                         .length = 1500,
+                         .local_addr = uint64_t(uintptr_t(src.data())),
+                         .local_counter = 1});
+  // A get from rank 1: its request crosses 1 -> 0 (A- from node 1... here A+ of a ring of 2 from node 1
+  // leads to 0 too, not faulted), and its data comes back over node 0's A+, which drops it.
+  const uint32_t base0 = a.expose(0, 0, src.data(), src.size());
+  a.rank(1)->counters[2].value.store(1500);
+  a.inject(1, Descriptor{.intent = Intent::remote_get,
+                         .dest = 0,
+                         .remote_base = base0,
+                         .length = 1500,
+                         .local_addr = uint64_t(uintptr_t(dst.data())),
+                         .local_counter = 3});
+  run(e);
+  EXPECT_EQ(a.rank(1)->lost.load(), 1u);
+  EXPECT_NE(std::string(a.rank(1)->lost_what).find("dropped on link (0) A+"), std::string::npos)
+      << a.rank(1)->lost_what;
+  EXPECT_EQ(a.rank(0)->counters[0].status.load(), -ENOLINK);
+  EXPECT_EQ(a.rank(0)->counters[0].value.load(), 0);
+  EXPECT_EQ(a.rank(1)->counters[2].status.load(), -ENOLINK);
+  EXPECT_EQ(a.rank(1)->counters[2].value.load(), 0);
+  EXPECT_EQ(a.rank(0)->inj_done.load(), 2u);
+  EXPECT_EQ(a.rank(1)->inj_done.load(), 1u);
+  EXPECT_EQ(e.stats().dropped, 1u + 3u + 3u);
+  EXPECT_EQ(std::count(dst.begin(), dst.end(), 0), 1500);
+}
+
+// A dropped remote-get request: no data will come, and the origin's counter says so at once.
+TEST(TorusFaults, ADroppedGetRequestFailsTheGet) {
+  Area a(2);
+  const Geometry g = geometry(2, "2");
+  Engine e(a.get(), g);
+  e.set_faults(faults(g, "drop:0:A+:1:1"));
+  std::vector<uint8_t> src(100, 1), dst(100, 0);
+  const uint32_t base = a.expose(1, 0, src.data(), src.size());
+  a.rank(0)->counters[0].value.store(100);
+  a.inject(0, Descriptor{.intent = Intent::remote_get,
+                         .dest = 1,
+                         .remote_base = base,
+                         .length = 100,
+                         .local_addr = uint64_t(uintptr_t(dst.data())),
+                         .local_counter = 1});
+  run(e);
+  EXPECT_EQ(a.rank(0)->counters[0].status.load(), -ENOLINK);
+  EXPECT_EQ(a.rank(0)->counters[0].value.load(), 0);
+  EXPECT_EQ(a.rank(0)->inj_done.load(), 1u);
+}
+
+TEST(TorusFaults, BadFaultTextNamesTheSetting) {
+  const Geometry g = geometry(16, "4x4");
+  std::vector<pamir::torus::LinkFault> out;
+  std::string why;
+  for (const char *bad : {"up:0,0:A+", "down:0:A+", "down:0,4:A+", "down:0,0:C+", "down:0,0:A",
+                          "drop:0,0:A+:0:1", "drop:0,0:A+:1.5:1", "drop:0,0:A+:0.5:x", "down:0,0:A+;"}) {
+    EXPECT_FALSE(pamir::torus::parse_faults(bad, g, out, why)) << bad;
+    EXPECT_EQ(why.rfind("PAMIR_TORUS_FAULT=", 0), 0u) << why;
+  }
+  EXPECT_TRUE(pamir::torus::parse_faults("down:3,3:B-;drop:1,2:A+:0.25:99", g, out, why)) << why;
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].node, 6u);
+  EXPECT_EQ(pamir::torus::link_name(g, 6, 0, 1), "(1,2) A+");
 }
 
 }  // namespace
