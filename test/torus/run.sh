@@ -118,6 +118,22 @@ print(f"{r['faults']['rerouted_packets']} packets rerouted round (0,0,0) A+")
 EOF
   ); then pass "fault.down ($msg)"; else fail fault.down "$msg"; fi
 fi
+# The heat maps of that report: one PNG per pair of dimensions, each a real image.
+if out=$("$prefix/bin/pamir_torus_plot" "$work/fault.json" -o "$work/fault" 2>&1) &&
+  msg=$(/usr/bin/python3 - "$work"/fault-AB.png "$work"/fault-AC.png "$work"/fault-BC.png <<'EOF'
+import sys
+import matplotlib.image as mpimg
+for path in sys.argv[1:]:
+    img = mpimg.imread(path)
+    assert img.shape[0] > 200 and img.shape[1] > 400, (path, img.shape)
+    assert img[..., :3].std() > 0.05, (path, "a blank image")
+print(f"{len(sys.argv) - 1} PNGs")
+EOF
+  ); then
+  pass "plot ($msg: $(echo "$out" | tr '\n' ' '))"
+else
+  fail plot "$out $msg"
+fi
 # Every packet over (0) A+ dropped: rank 0's first message to rank 1 is lost, and rank 1 ends the job with
 # an error naming the link (not mpirun's timeout). A lost transfer's error is the unit tests'.
 run fault.drop 1 2 PAMIR_TORUS_FAULT="drop:0:A+:1:3" PAMIR_SEND_PROTOCOLS=immediate:64,eager:100,rdma -- rdv
