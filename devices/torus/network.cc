@@ -32,7 +32,13 @@ Network::Network(const Geometry &g, int depth, int channels)
   link_packets_.assign(size_t(n) * kMaxDims * 2, 0);
   link_bytes_.assign(link_packets_.size(), 0);
   link_used_.assign(link_packets_.size(), 0);
-  reserved_.assign(buffers_.size(), 0);
+  queued_.assign(n, 0);
+  buffer_node_.assign(buffers_.size(), 0);
+  for (uint32_t v = 0; v < n; ++v)
+    for (int d = 0; d < g.ndims(); ++d)
+      for (int dir : {-1, 1})
+        for (int vc = 0; vc < channels_; ++vc)
+          buffer_node_[link(v, d, dir) * size_t(channels_) + size_t(vc)] = neighbour_[v][size_t(d) * 2 + (dir > 0)];
   // Each node's sources in a fixed order: its injection FIFO, then each incoming link's channels.
   sources_per_node_ = 1 + size_t(g.ndims()) * 2 * size_t(channels_);
   sources_.reserve(size_t(n) * sources_per_node_);
@@ -49,6 +55,7 @@ Network::Network(const Geometry &g, int depth, int channels)
 
 void Network::inject(const Packet &p) {
   injection_[p.src].push_back(p);
+  ++queued_[p.src];
   ++in_flight_;
 }
 
@@ -121,17 +128,18 @@ Network::Next Network::next_hop(Packet &p, uint32_t node) {
 
 int Network::cycle() {
   ++cycles_;
+  const uint32_t stamp = uint32_t(cycles_) + 1;  // never 0, the links' initial value
+  if (stamp == 1) std::fill(link_used_.begin(), link_used_.end(), 0);  // the count wrapped
   const uint32_t n = g_.nodes();
   moves_.clear();
-  std::fill(link_used_.begin(), link_used_.end(), 0);
-  std::fill(reserved_.begin(), reserved_.end(), 0);
   const size_t per = sources_per_node_;
+  const size_t first = cycles_ % per;
   for (uint32_t v = 0; v < n; ++v) {
+    if (queued_[v] == 0) continue;
     // This node's sources in their fixed order, rotated by the cycle so that none starves.
     std::deque<Packet> *const *sources = &sources_[size_t(v) * per];
-    const size_t first = cycles_ % per;
-    for (size_t s = 0; s < per; ++s) {
-      std::deque<Packet> *q = sources[(first + s) % per];
+    for (size_t s = 0, i = first; s < per; ++s, i = i + 1 == per ? 0 : i + 1) {
+      std::deque<Packet> *q = sources[i];
       if (q->empty()) continue;
       Packet p = q->front();
       const int8_t dim_before = p.dim;
@@ -139,18 +147,18 @@ int Network::cycle() {
       const Next next = next_hop(p, v);
       if (next == kArrived) {
         if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
-        moves_.push_back(Move{q, p, nullptr, 0, false});
+        moves_.push_back(Move{q, p, nullptr, 0, v, 0, false});
         continue;
       }
       if (next == kStuck) {  // every way on is down: it leaves the network here
-        moves_.push_back(Move{q, p, nullptr, link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1), true});
+        moves_.push_back(Move{q, p, nullptr, link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1), v, 0, true});
         continue;
       }
       const size_t l = link(v, p.dim, p.dir);
-      if (link_used_[l]) continue;
+      if (link_used_[l] == stamp) continue;
       if (faults_ && drops(l)) {  // it crosses the link and is lost
-        link_used_[l] = 1;
-        moves_.push_back(Move{q, p, nullptr, l, true});
+        link_used_[l] = stamp;
+        moves_.push_back(Move{q, p, nullptr, l, v, 0, true});
         ++dropped_[l];
         continue;
       }
@@ -159,17 +167,18 @@ int Network::cycle() {
       uint8_t vc = p.dim == dim_before ? p.vc : 0;
       if (dateline && channels_ > 1) vc = 1;
       const size_t b = l * size_t(channels_) + vc;
-      if (int(buffers_[b].size()) + reserved_[b] >= depth_) continue;  // no credit: it waits
-      link_used_[l] = 1;
-      ++reserved_[b];
+      // No credit: it waits. (A link carries one packet a cycle, so nothing else joins b this cycle.)
+      if (int(buffers_[b].size()) >= depth_) continue;
+      link_used_[l] = stamp;
       p.vc = vc;
       ++p.hops;
       if (p.rerouted && !rerouted_before) ++rerouted_;
-      moves_.push_back(Move{q, p, &buffers_[b], l, false});
+      moves_.push_back(Move{q, p, &buffers_[b], l, v, b, false});
     }
   }
   for (Move &m : moves_) {
     m.from->pop_front();
+    --queued_[m.at];
     if (m.dropped) {
       --in_flight_;
       if (drop_) {
@@ -184,6 +193,7 @@ int Network::cycle() {
       continue;
     }
     m.to->push_back(m.p);
+    ++queued_[buffer_node_[m.to_buffer]];
     peak_depth_ = std::max(peak_depth_, int(m.to->size()));
     ++hops_;
     if (m.p.control) {

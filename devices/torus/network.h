@@ -110,11 +110,17 @@ class Network {
     Packet p;
     std::deque<Packet> *to;  // null: delivered, or dropped
     size_t link;
+    uint32_t at;  // the node it leaves from (or arrives at)
+    size_t to_buffer;
     bool dropped;
   };
   std::vector<Move> moves_;
-  std::vector<uint8_t> link_used_;
-  std::vector<int> reserved_;
+  // The cycle (its low 32 bits, plus one) in which each link last carried a packet: reset by the count.
+  std::vector<uint32_t> link_used_;
+  // Packets waiting at each node (its injection FIFO and its incoming links' buffers): a cycle skips
+  // the nodes with none.
+  std::vector<uint32_t> queued_;
+  std::vector<uint32_t> buffer_node_;  // the node each buffer is at
   std::vector<std::deque<Packet> *> sources_;  // [node * sources_per_node_ + i]
   size_t sources_per_node_ = 0;
 
