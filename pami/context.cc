@@ -48,7 +48,9 @@ int Context::init(std::string &why) {
   sleep_max_us_ = unsigned(std::max<uint64_t>(1, config::sleep_max_us.number));
   fault_rdma_read_ = config::fault.number == 1;  // the index of rdma-read in PAMIR_FAULT's choices
   enum { kYieldAuto, kYieldYes, kYieldNo };      // the order of PAMIR_YIELD_WHEN_IDLE's choices (auto,yes,no)
-  oversubscribed_ = boot_.local_size() > usable_cpus();
+  // A torus job's engine is one more busy process on the node: the ranks share the CPUs with it.
+  enum { kDeviceAuto, kDeviceShm, kDeviceOfi, kDeviceTorus };  // PAMIR_DEVICE's choices, in order
+  oversubscribed_ = boot_.local_size() + (config::device.number == kDeviceTorus ? 1 : 0) > usable_cpus();
   switch (config::yield_when_idle.number) {
     case kYieldYes:
       yield_ = true;
@@ -85,7 +87,6 @@ int Context::init(std::string &why) {
 
   // Each peer is reached through one device for the whole job, so per-pair order (and the message
   // numbers tokens name) is what one device gives. The choices are in PAMIR_DEVICE's order.
-  enum { kDeviceAuto, kDeviceShm, kDeviceOfi, kDeviceTorus };
   const auto choice = config::device.number;
   if (choice == kDeviceTorus) return open_torus(why);
   std::vector<bool> local(ntasks_, false);
