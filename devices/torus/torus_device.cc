@@ -212,14 +212,9 @@ void TorusDevice::stash() noexcept {
   me_->rec_head.store(std::min(consumed_, pinned_), std::memory_order_release);
 }
 
-bool TorusDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
-                           const void *payload, size_t payload_len) noexcept {
-  Descriptor *s = next_slot();
-  if (!s) [[unlikely]]
-    return false;
-  uint8_t *look = me_->lookaside[tail_ % kInjectionSlots];
-  std::memcpy(look, hdr, hdr_len);
-  if (payload_len) std::memcpy(look + hdr_len, payload, payload_len);
+// The memory-FIFO descriptor of slot `s`, whose lookaside bytes (header, then payload) are written.
+void TorusDevice::push_fifo(Descriptor *s, uint32_t task, uint16_t dispatch, uint32_t hdr_len,
+                            size_t payload_len) noexcept {
   *s = Descriptor{.intent = Intent::memory_fifo,
                   .dispatch = dispatch,
                   .dest = task,
@@ -228,6 +223,17 @@ bool TorusDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, ui
                   .not_before_ns = horizon_ns_};
   ++tail_;
   publish();
+}
+
+bool TorusDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                           const void *payload, size_t payload_len) noexcept {
+  Descriptor *s = next_slot();
+  if (!s) [[unlikely]]
+    return false;
+  uint8_t *look = me_->lookaside[tail_ % kInjectionSlots];
+  std::memcpy(look, hdr, hdr_len);
+  if (payload_len) std::memcpy(look + hdr_len, payload, payload_len);
+  push_fifo(s, task, dispatch, hdr_len, payload_len);
   return true;
 }
 
@@ -239,14 +245,7 @@ bool TorusDevice::try_send_fill(uint32_t task, uint16_t dispatch, const void *hd
   uint8_t *look = me_->lookaside[tail_ % kInjectionSlots];
   std::memcpy(look, hdr, hdr_len);
   fill.fn(fill.arg, look + hdr_len, payload_len);
-  *s = Descriptor{.intent = Intent::memory_fifo,
-                  .dispatch = dispatch,
-                  .dest = task,
-                  .hdr_len = uint16_t(hdr_len),
-                  .payload_len = uint16_t(hdr_len + payload_len),
-                  .not_before_ns = horizon_ns_};
-  ++tail_;
-  publish();
+  push_fifo(s, task, dispatch, hdr_len, payload_len);
   return true;
 }
 

@@ -90,6 +90,8 @@ class TorusDevice final : public Device {
   TorusDevice() = default;
   torus::Descriptor *next_slot() noexcept;  // nullptr: the injection FIFO is full
   void publish() noexcept;                  // moves inj_tail past the slots written
+  void push_fifo(torus::Descriptor *s, uint32_t task, uint16_t dispatch, uint32_t hdr_len,
+                 size_t payload_len) noexcept;
   torus::Descriptor *wait_slot() noexcept;  // next_slot(), waiting for the engine to free one
   uint32_t base_alloc(const void *addr, uint64_t len) noexcept;
   void base_free(uint32_t index) noexcept;
