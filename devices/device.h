@@ -181,6 +181,29 @@ class Device {
   // sleeps, so a busy receiver costs nothing.
   virtual void wait(unsigned timeout_us, bool (*also)(void *) = nullptr, void *arg = nullptr) noexcept = 0;
 
+  // Patterns the device replays by itself (seed 004 on a unit that walks descriptor FIFOs): a FIFO of n
+  // sends written once by pattern_add() -- each a packet of dispatch `dispatch` whose header bytes are
+  // kept and whose payload is read from `payload` at every start -- then started again and again, a start
+  // moving the FIFO's tail only. pattern_open() returns an id, or 0 where the device replays nothing or
+  // has no FIFO free (the caller takes the ordinary path). pattern_done() says whether every send of the
+  // last start has left this process's memory (its buffers may be reused); the device rings this
+  // process's doorbell when it has. pattern_close() only once it has.
+  virtual uint32_t pattern_open(uint32_t n) noexcept {
+    (void)n;
+    return 0;
+  }
+  virtual bool pattern_add(uint32_t id, uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                           const void *payload, size_t payload_len) noexcept {
+    (void)id, (void)task, (void)dispatch, (void)hdr, (void)hdr_len, (void)payload, (void)payload_len;
+    return false;
+  }
+  virtual void pattern_start(uint32_t id) noexcept { (void)id; }
+  virtual bool pattern_done(uint32_t id) noexcept {
+    (void)id;
+    return true;
+  }
+  virtual void pattern_close(uint32_t id) noexcept { (void)id; }
+
   // Called once every local rank has finished communicating (after the finalize barrier).
   virtual void shutdown() noexcept = 0;
 };

@@ -102,6 +102,7 @@ void library_stop() {
   pamir::coll::Team team{w->rank, w->size, w->coll_ctx(), w->local->tasks.data()};
   pamir::coll::internal_barrier(team);
   if (pamir::config::stats.flag) {
+    ctx.collect_device_stats();
     pamir::print_stats(int(ctx.task()));
     pamir::coll::print_algorithm_stats(int(ctx.task()));
   }

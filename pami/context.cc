@@ -217,6 +217,13 @@ int Context::open_torus(std::string &why) {
     return 1;
   }
   send_tables_[unsigned(Path::self)] = send_tables_[unsigned(Path::torus)];
+  // Recorded patterns of immediate sends are the engine's to replay (seed 004): their FIFOs are closed
+  // with the sections that recorded them.
+  replay_dev_ = torus_.get();
+  device_patterns_.reserve(dev::TorusDevice::kMaxPatterns);
+  patterns().on_device_release([](uint32_t id) {
+    if (dev::Device *d = context().replay_device()) d->pattern_close(id);
+  });
   for (uint32_t t = 0; t < ntasks_; ++t) {
     Peer &peer = peers_[t];
     peer.table = &send_tables_[unsigned(t == self_ ? Path::self : Path::torus)];
@@ -230,6 +237,23 @@ int Context::open_torus(std::string &why) {
   }
   initialized_ = true;
   return 0;
+}
+
+void Context::collect_device_stats() {
+  if (torus_) stats().torus_descriptors = static_cast<dev::TorusDevice &>(*torus_).descriptors_written();
+}
+
+void Context::poll_device_patterns() {
+  for (size_t i = 0; i < device_patterns_.size();) {
+    const DevicePattern p = device_patterns_[i];
+    if (!replay_dev_->pattern_done(p.id)) {
+      ++i;
+      continue;
+    }
+    device_patterns_[i] = device_patterns_.back();
+    device_patterns_.pop_back();
+    device_pattern_done(patterns(), p.section);
+  }
 }
 
 int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {

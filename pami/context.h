@@ -155,8 +155,18 @@ class Context {
   };
   ProgressHook &progress_hook() { return hook_; }
 
+  // Record and replay on a device that walks its own FIFOs (the torus: Device::pattern_open): whether
+  // there is one, which, whether it reaches `task`, and the starts whose sends it still carries.
+  bool replays_on_device() const { return replay_dev_ != nullptr; }
+  dev::Device *replay_device() const { return replay_dev_; }
+  bool replays_to(uint32_t task) const { return task < ntasks_ && peers_[task].dev == replay_dev_; }
+  void watch_device_pattern(uint32_t id, uint32_t section) { device_patterns_.push_back({id, section}); }
+  // Copies the counts a device keeps itself into stats() (before they are printed).
+  void collect_device_stats();
+
   void advance() {
     if (__builtin_expect(!box_peers_.empty(), 0)) poll_boxes();
+    if (__builtin_expect(!device_patterns_.empty(), 0)) poll_device_patterns();
     unsigned got = 1;
     if (shm_) {
       got = shm_->poll();
@@ -391,6 +401,12 @@ class Context {
   std::unique_ptr<dev::Device> shm_;
   std::unique_ptr<dev::Device> ofi_;
   std::unique_ptr<dev::Device> torus_;
+  dev::Device *replay_dev_ = nullptr;  // torus_ when it is the device of every peer
+  struct DevicePattern {
+    uint32_t id, section;
+  };
+  std::vector<DevicePattern> device_patterns_;  // started on replay_dev_, sends not all out yet
+  void poll_device_patterns();
   std::vector<Peer> peers_;
   List<Peer> pending_;
   ProgressHook hook_;

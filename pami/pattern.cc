@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "pami/dispatch.h"
 #include "pami/stats.h"
 
 namespace pamir {
@@ -46,7 +47,7 @@ uint32_t PatternFifo::record(uint64_t id, uint32_t n, uint32_t k) {
     s = uint32_t(sections_.size());
     sections_.emplace_back();
   }
-  sections_[s] = Section{at, at + n, k, id, ++generations_};
+  sections_[s] = Section{at, at + n, k, id, ++generations_, 0, false};
   by_start_.emplace(at, s);
   used_ += n;
   for (uint32_t i = at; i < at + n; ++i) new (&fifo_[i]) Descriptor{};
@@ -87,6 +88,8 @@ bool PatternFifo::drained(const Section &sec) const {
 
 void PatternFifo::reclaim(uint32_t s) {
   Section &sec = sections_[s];
+  if (sec.device && device_release_) device_release_(sec.device);
+  sec.device = 0;
   by_start_.erase(sec.start);
   used_ -= sec.end - sec.start;
   free_sections_.push_back(s);
@@ -131,6 +134,63 @@ void pattern_op_done(Request *op) {
 }
 
 void pattern_zero_ignored(void *, Request *) {}
+
+bool inject_on_device(Context &ctx, PatternFifo &f) {
+  const uint32_t s = f.current();
+  if (f.device_refused(s)) return false;
+  const uint32_t first = f.head(), end = f.tail();
+  dev::Device *dev = ctx.replay_device();
+  uint32_t id = f.device_pattern(s);
+  if (id == 0) {
+    // Immediate sends alone: one packet each from a contiguous buffer, complete once it has left.
+    uint32_t sends = 0;
+    for (uint32_t i = first; i < end; ++i) {
+      const Descriptor &d = f.descriptor(i);
+      if (d.intent == Intent::receive) continue;
+      if (!(d.flags & kDescImmediate) || !ctx.replays_to(d.task)) {
+        f.refuse_device(s);
+        return false;
+      }
+      ++sends;
+    }
+    if (sends == 0 || (id = dev->pattern_open(sends)) == 0) {
+      f.refuse_device(s);  // a full pool: the ordinary path, as with a full descriptor FIFO
+      return false;
+    }
+    for (uint32_t i = first; i < end; ++i) {
+      const Descriptor &d = f.descriptor(i);
+      if (d.intent != Intent::receive &&
+          !dev->pattern_add(id, d.task, kDispatchShort, &d.bits, sizeof d.bits, d.addr, d.length)) {
+        dev->pattern_close(id);
+        f.refuse_device(s);
+        return false;
+      }
+    }
+    f.set_device_pattern(s, id);
+  }
+  // The last start's sends are done before a program may start again; a device still carrying them
+  // (which MPI forbids) would see the same descriptors twice, so such a start goes the ordinary way.
+  if (!dev->pattern_done(id)) return false;
+  const bool clear = ctx.matcher().posted_count() == 0;
+  for (uint32_t i = first; i < end; ++i) {
+    const Descriptor &d = f.descriptor(i);
+    if (d.intent == Intent::receive) inject_one(ctx, d, f.counter(d.counter), clear);
+  }
+  f.skip_all();
+  dev->pattern_start(id);
+  ctx.watch_device_pattern(id, s);
+  ++stats().pattern_device_starts;
+  return true;
+}
+
+// The sends of a device pattern's start have all left: each counts its counter down.
+void device_pattern_done(PatternFifo &f, uint32_t s) {
+  const uint32_t first = f.first(s), end = first + f.size(s);
+  for (uint32_t i = first; i < end; ++i) {
+    const Descriptor &d = f.descriptor(i);
+    if (d.intent != Intent::receive) pattern_count_down(f.counter(d.counter), nullptr);
+  }
+}
 
 PatternFifo *const g_patterns = new PatternFifo;
 

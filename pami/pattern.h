@@ -135,7 +135,18 @@ class PatternFifo {
     for (uint32_t i = 0; i < sec.counters; ++i) k[i].value = k[i].armed;
     head_ = sec.start;
     tail_ = sec.end;
+    current_ = s;
   }
+  // The section rewind() last set up, and what its sends are on a device that replays them itself
+  // (Device::pattern_open; 0: none yet), or that it replays none of them.
+  uint32_t current() const { return current_; }
+  uint32_t device_pattern(uint32_t s) const { return sections_[s].device; }
+  bool device_refused(uint32_t s) const { return sections_[s].device_refused; }
+  void set_device_pattern(uint32_t s, uint32_t id) { sections_[s].device = id; }
+  void refuse_device(uint32_t s) { sections_[s].device_refused = true; }
+  void skip_all() { head_ = tail_; }
+  // Called with a section's device pattern when the section is reclaimed (the context closes it).
+  void on_device_release(void (*fn)(uint32_t)) { device_release_ = fn; }
   // Re-arms the section's counters only: a pattern whose descriptors are injected one at a time, each
   // when the layer above says (a partitioned send's partitions, as MPI_Pready makes them ready).
   void rearm(uint32_t s) {
@@ -146,6 +157,7 @@ class PatternFifo {
   // The descriptors between head and tail, taken one at a time by the context (Context::inject).
   bool empty() const { return head_ == tail_; }
   const Descriptor &pop() { return fifo_[head_++]; }
+  const Descriptor &descriptor(uint32_t i) const { return fifo_[i]; }
   PatternCounter &counter(uint32_t i) { return counters_[i]; }
   uint32_t head() const { return head_; }
   uint32_t tail() const { return tail_; }
@@ -160,6 +172,8 @@ class PatternFifo {
     uint32_t start = 0, end = 0, counters = 0;
     uint64_t id = 0;
     uint64_t generation = 0;  // 0: released
+    uint32_t device = 0;      // Device::pattern_open's id for its sends
+    bool device_refused = false;
   };
   uint32_t capacity_;
   // Raw storage, allocated at the first record and constructed a section at a time: only the pages of
@@ -172,7 +186,8 @@ class PatternFifo {
   std::vector<Section> sections_;
   std::vector<uint32_t> free_sections_;
   std::map<uint32_t, uint32_t> by_start_;  // live sections by first descriptor: first-fit placement
-  uint32_t head_ = 0, tail_ = 0;
+  uint32_t head_ = 0, tail_ = 0, current_ = 0;
+  void (*device_release_)(uint32_t) = nullptr;
   uint32_t used_ = 0;
   uint64_t generations_ = 0;
   uint64_t releases_ = 0;
@@ -232,14 +247,25 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
   }
 }
 
+// Where the device replays patterns itself (the torus): the section's receives are posted and its sends
+// handed to the device's own FIFO, written at the first start and only started after (no descriptor
+// written again); false, having done nothing, when the section's sends are not all immediate sends to
+// such a device's peers, or it has no FIFO free (the ordinary path then injects them).
+bool inject_on_device(Context &ctx, PatternFifo &fifo);
+
 // Injects the descriptors between the FIFO's head and tail (after rewind()).
 [[gnu::always_inline]] inline void inject(Context &ctx, PatternFifo &fifo) {
+  if (ctx.replays_on_device()) [[unlikely]]
+    if (inject_on_device(ctx, fifo)) return;
   const bool clear = ctx.matcher().posted_count() == 0;
   while (!fifo.empty()) {
     const Descriptor &d = fifo.pop();
     inject_one(ctx, d, fifo.counter(d.counter), clear);
   }
 }
+
+// The sends of section s, which a device replayed itself, have all left: their counters count down.
+void device_pattern_done(PatternFifo &f, uint32_t s);
 
 // A counter whose zero needs no action (the waiter polls its value).
 void pattern_zero_ignored(void *arg, Request *last);

@@ -65,6 +65,10 @@ struct Stats {
   uint64_t pattern_replays = 0;
   uint64_t pattern_fallbacks = 0;
   uint64_t pattern_diverged = 0;
+  // Starts whose sends a device replayed from its own FIFO (the torus), and descriptors this rank wrote
+  // into the torus's injection FIFO (at MPI_Finalize): a replay writes none.
+  uint64_t pattern_device_starts = 0;
+  uint64_t torus_descriptors = 0;
   // The ready-token direct put: tokens this rank sent, puts it made and their bytes.
   uint64_t direct_tokens = 0;
   uint64_t direct_puts = 0;

@@ -38,6 +38,11 @@ constexpr uint32_t kInjectionSlots = 256;
 constexpr uint32_t kReceptionSlots = 512;
 constexpr uint32_t kCounters = 256;
 constexpr uint32_t kBases = 256;
+// Recorded patterns (seed 004) the engine replays itself: a pool of FIFOs per rank.
+constexpr uint32_t kPatternFifos = 8;
+constexpr uint32_t kPatternSlots = 64;
+static_assert(kPatternFifos <= 32, "the device keeps the running ones in a 32-bit mask");
+constexpr uint32_t kPatternHeader = 16;  // protocol header bytes a pattern descriptor keeps
 
 // A descriptor's intent (seed 004: "deposited on a destination buffer or FIFO or ... a remote get").
 enum class Intent : uint8_t {
@@ -61,12 +66,26 @@ struct Descriptor {
   uint32_t local_counter = 0;   // index + 1 of the origin's counter that the landed bytes take from (0: none)
   uint32_t remote_counter = 0;  // index + 1 of the destination's counter (direct_put, counter_put; 0: none)
   int32_t status = 0;           // counter_put: stored in the destination's counter when nonzero
-  uint32_t pad = 0;
+  uint32_t flags = 0;           // kFromMemory
   // The timing model's (section 2): the virtual time of the latest arrival the rank had seen when it
   // wrote this (packets it took, counters it found at zero); the descriptor starts no earlier.
   uint64_t not_before_ns = 0;
 };
 static_assert(sizeof(Descriptor) == 64);
+// A memory-FIFO descriptor of a pattern FIFO: its payload is read from the rank's memory at
+// `local_addr` at every start (the data changes between starts, the descriptor does not), its header
+// from the pattern's header bytes.
+constexpr uint32_t kFromMemory = 1;
+
+// A recorded pattern's FIFO: `size` descriptors written once; each start adds `size` to `tail`, and the
+// engine walks the same descriptors again (seed 004: "the descriptor would be identical").
+struct alignas(64) PatternFifoArea {
+  alignas(64) std::atomic<uint64_t> tail;  // rank: descriptors started
+  alignas(64) std::atomic<uint64_t> done;  // engine: descriptors carried
+  uint32_t size;
+  Descriptor slots[kPatternSlots];
+  uint8_t headers[kPatternSlots][kPatternHeader];
+};
 
 // Why a transfer failed, as a counter's status or a packet's: -errno, the values the device returns.
 struct PacketHeader {
@@ -112,6 +131,8 @@ struct alignas(64) RankBlock {
   std::atomic<uint64_t> zeroed;  // engine: counters of this rank that reached zero (a sleeper's check)
   Counter counters[kCounters];
   BaseEntry bases[kBases];
+  alignas(64) std::atomic<uint64_t> pattern_kicks;  // rank: pattern starts (the engine looks when it moves)
+  PatternFifoArea patterns[kPatternFifos];
   Descriptor injection[kInjectionSlots];
   uint8_t lookaside[kInjectionSlots][kPacketPayload];
   ReceptionSlot reception[kReceptionSlots];

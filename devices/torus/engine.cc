@@ -40,7 +40,9 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
       net_(geometry_, depth),
       ranks_(static_cast<AreaHeader *>(area)->ranks),
       taken_(ranks_, 0),
-      slots_(ranks_, std::vector<Slot>(kInjectionSlots)),
+      slots_(ranks_, std::vector<Slot>(kInjectionSlots + kPatternFifos * kPatternSlots)),
+      kicks_seen_(ranks_, 0),
+      pattern_taken_(size_t(ranks_) * kPatternFifos, 0),
       rank_stats_(ranks_),
       timing_(timing),
       inject_free_(ranks_, 0),
@@ -91,10 +93,20 @@ void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
 
 // Takes descriptor `index` of `rank`: checks it, keeps a copy, and injects its first packets.
 void Engine::take(uint32_t rank, uint64_t index) {
-  RankBlock *b = rank_block(area_, rank);
   const uint32_t slot = uint32_t(index % kInjectionSlots);
+  take_slot(rank, slot, rank_block(area_, rank)->injection[slot]);
+}
+
+// Descriptor `index` of pattern FIFO `p`: the same `size` descriptors walked again at every start.
+void Engine::take_pattern(uint32_t rank, uint32_t p, uint64_t index) {
+  const PatternFifoArea &f = rank_block(area_, rank)->patterns[p];
+  const uint32_t i = f.size ? uint32_t(index % std::min(f.size, kPatternSlots)) : 0;
+  take_slot(rank, kInjectionSlots + p * kPatternSlots + i, f.slots[i]);
+}
+
+void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {
   Slot &s = slots_[rank][slot];
-  s.d = b->injection[slot];
+  s.d = from;
   s.copied = false;
   s.status = 0;
   ++stats_.descriptors;
@@ -194,6 +206,37 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
   e->finish_packet(info.origin, info.slot);
 }
 
+// A memory-FIFO packet's bytes into its reception slot: the header and payload from the lookaside slot,
+// or a pattern's header and its payload read from the origin's memory (kFromMemory). False when the
+// origin's memory could not be read: the destination learns it as a lost packet.
+bool Engine::fill_fifo_payload(const Info &info, ReceptionSlot &r) {
+  const Descriptor &d = slots_[info.origin][info.slot].d;
+  RankBlock *from = rank_block(area_, info.origin);
+  if (info.slot < kInjectionSlots) {
+    std::memcpy(r.payload, from->lookaside[info.slot], d.payload_len);
+    return true;
+  }
+  const uint32_t p = (info.slot - kInjectionSlots) / kPatternSlots,
+                 i = (info.slot - kInjectionSlots) % kPatternSlots;
+  std::memcpy(r.payload, from->patterns[p].headers[i], d.hdr_len);
+  const size_t n = size_t(d.payload_len) - d.hdr_len;
+  if (n == 0) return true;
+  struct iovec here = {r.payload + d.hdr_len, n};
+  struct iovec there = {reinterpret_cast<void *>(uintptr_t(d.local_addr)), n};
+  ++stats_.copies;
+  if (::process_vm_readv(from->pid.load(std::memory_order_acquire), &here, 1, &there, 1, 0) == ssize_t(n))
+    return true;
+  RankBlock *to = rank_block(area_, d.dest);
+  if (to->lost.load(std::memory_order_relaxed) == 0)
+    std::snprintf(to->lost_what, sizeof to->lost_what,
+                  "the torus engine could not read rank %u's send buffer for a replayed message: %s",
+                  info.origin, std::strerror(errno));
+  to->lost.fetch_add(1, std::memory_order_release);
+  (void)to->bell.ring();
+  ++stats_.failures;
+  return false;
+}
+
 // At the packet's destination node. False only when a reception FIFO has no room: the packet waits.
 bool Engine::deliver(const Info &info, uint16_t hops) {
   Slot &s = slots_[info.origin][info.slot];
@@ -210,9 +253,10 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
       r.h.payload_len = d.payload_len;
       r.h.seq = ++fifo_seq_;
       r.h.vt_ns = info.vt;
-      std::memcpy(r.payload, rank_block(area_, info.origin)->lookaside[info.slot], d.payload_len);
-      to->rec_tail.store(tail + 1, std::memory_order_release);
-      (void)to->bell.ring();
+      if (fill_fifo_payload(info, r)) {  // else lost, and the destination is told: nothing waits
+        to->rec_tail.store(tail + 1, std::memory_order_release);
+        (void)to->bell.ring();
+      }
       break;
     }
     case kCounter:
@@ -257,6 +301,13 @@ void Engine::send_data(uint32_t origin, uint32_t slot, uint32_t from, uint32_t t
 void Engine::finish_packet(uint32_t rank, uint32_t slot) {
   if (--slots_[rank][slot].packets_left != 0) return;
   --open_descriptors_;
+  if (slot >= kInjectionSlots) {  // a pattern's: its rank waits for every one of a start
+    RankBlock *b = rank_block(area_, rank);
+    std::atomic<uint64_t> &done = b->patterns[(slot - kInjectionSlots) / kPatternSlots].done;
+    done.store(done.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    (void)b->bell.ring();
+    return;
+  }
   // Slots free in order: inj_done passes every leading descriptor that is done.
   RankBlock *b = rank_block(area_, rank);
   uint64_t done = b->inj_done.load(std::memory_order_relaxed);
@@ -317,6 +368,16 @@ bool Engine::pass() {
     const uint64_t tail = rank_block(area_, r)->inj_tail.load(std::memory_order_acquire);
     while (taken_[r] < tail) {
       take(r, taken_[r]++);
+      any = true;
+    }
+    const uint64_t kicks = rank_block(area_, r)->pattern_kicks.load(std::memory_order_acquire);
+    if (kicks != kicks_seen_[r]) [[unlikely]] {
+      kicks_seen_[r] = kicks;
+      for (uint32_t p = 0; p < kPatternFifos; ++p) {
+        uint64_t &taken = pattern_taken_[size_t(r) * kPatternFifos + p];
+        const uint64_t ptail = rank_block(area_, r)->patterns[p].tail.load(std::memory_order_acquire);
+        while (taken < ptail) take_pattern(r, p, taken++);
+      }
       any = true;
     }
   }

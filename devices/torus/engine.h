@@ -85,6 +85,9 @@ class Engine {
   bool deliver(const Info &info, uint16_t hops);
   void send_data(uint32_t origin, uint32_t slot, uint32_t from, uint32_t to, uint64_t not_before);
   void take(uint32_t rank, uint64_t index);
+  void take_pattern(uint32_t rank, uint32_t p, uint64_t index);
+  void take_slot(uint32_t rank, uint32_t slot, const Descriptor &from);
+  bool fill_fifo_payload(const Info &info, ReceptionSlot &r);
   // Injects one packet from `info.from`'s node to `info.to`'s, leaving in the timing model when its
   // rank's injection link is free and not before `not_before`.
   void send(Info info, uint32_t wire_bytes, uint64_t not_before);
@@ -107,7 +110,9 @@ class Engine {
     int64_t status = 0;
   };
   std::vector<uint64_t> taken_;
-  std::vector<std::vector<Slot>> slots_;
+  std::vector<std::vector<Slot>> slots_;  // the injection FIFO's, then each pattern FIFO's
+  std::vector<uint64_t> kicks_seen_;      // per rank: RankBlock::pattern_kicks as last looked at
+  std::vector<uint64_t> pattern_taken_;   // per rank and pattern FIFO: descriptors taken
   uint64_t open_descriptors_ = 0;
   std::vector<Info> infos_;  // indexed by Packet::id
   std::vector<uint32_t> free_ids_;

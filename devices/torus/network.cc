@@ -38,7 +38,8 @@ Network::Network(const Geometry &g, int depth, int channels)
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1})
         for (int vc = 0; vc < channels_; ++vc)
-          buffer_node_[link(v, d, dir) * size_t(channels_) + size_t(vc)] = neighbour_[v][size_t(d) * 2 + (dir > 0)];
+          buffer_node_[link(v, d, dir) * size_t(channels_) + size_t(vc)] =
+              neighbour_[v][size_t(d) * 2 + (dir > 0)];
   // Each node's sources in a fixed order: its injection FIFO, then each incoming link's channels.
   sources_per_node_ = 1 + size_t(g.ndims()) * 2 * size_t(channels_);
   sources_.reserve(size_t(n) * sources_per_node_);
@@ -128,7 +129,7 @@ Network::Next Network::next_hop(Packet &p, uint32_t node) {
 
 int Network::cycle() {
   ++cycles_;
-  const uint32_t stamp = uint32_t(cycles_) + 1;  // never 0, the links' initial value
+  const uint32_t stamp = uint32_t(cycles_) + 1;                        // never 0, the links' initial value
   if (stamp == 1) std::fill(link_used_.begin(), link_used_.end(), 0);  // the count wrapped
   const uint32_t n = g_.nodes();
   moves_.clear();

@@ -120,7 +120,7 @@ class Network {
   // Packets waiting at each node (its injection FIFO and its incoming links' buffers): a cycle skips
   // the nodes with none.
   std::vector<uint32_t> queued_;
-  std::vector<uint32_t> buffer_node_;  // the node each buffer is at
+  std::vector<uint32_t> buffer_node_;          // the node each buffer is at
   std::vector<std::deque<Packet> *> sources_;  // [node * sources_per_node_ + i]
   size_t sources_per_node_ = 0;
 

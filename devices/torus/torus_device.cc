@@ -166,6 +166,10 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
   (void)::prctl(PR_SET_PTRACER, static_cast<unsigned long>(d->engine_pid_), 0, 0, 0);
   for (uint32_t i = kCounters; i-- > 0;) d->free_counters_.push_back(i);
   for (uint32_t i = torus::kBases; i-- > 0;) d->free_bases_.push_back(i);
+  for (uint32_t i = torus::kPatternFifos; i-- > 0;) {
+    d->free_patterns_.push_back(i);
+    d->pattern_tail_[i] = d->me_->patterns[i].tail.load(std::memory_order_relaxed);
+  }
   d->exposed_.resize(kCounters);
   d->reads_.reserve(kCounters);
   d->tail_ = d->published_ = d->me_->inj_tail.load(std::memory_order_relaxed);
@@ -470,6 +474,48 @@ void TorusDevice::lost() noexcept {
   if (fatal_) fatal_(me_->lost_what);
 }
 
+uint32_t TorusDevice::pattern_open(uint32_t n) noexcept {
+  if (n == 0 || n > torus::kPatternSlots || free_patterns_.empty()) return 0;
+  const uint32_t p = free_patterns_.back();
+  free_patterns_.pop_back();
+  me_->patterns[p].size = n;
+  pattern_added_[p] = 0;
+  return p + 1;
+}
+
+bool TorusDevice::pattern_add(uint32_t id, uint32_t task, uint16_t dispatch, const void *hdr,
+                              uint32_t hdr_len, const void *payload, size_t payload_len) noexcept {
+  torus::PatternFifoArea &f = me_->patterns[id - 1];
+  uint32_t &i = pattern_added_[id - 1];
+  if (i >= f.size || hdr_len > torus::kPatternHeader || hdr_len + payload_len > torus::kPacketPayload)
+    return false;
+  std::memcpy(f.headers[i], hdr, hdr_len);
+  f.slots[i] = Descriptor{.intent = Intent::memory_fifo,
+                          .dispatch = dispatch,
+                          .dest = task,
+                          .hdr_len = uint16_t(hdr_len),
+                          .payload_len = uint16_t(hdr_len + payload_len),
+                          .local_addr = uint64_t(uintptr_t(payload)),
+                          .flags = torus::kFromMemory};
+  ++i;
+  return true;
+}
+
+// A replay: the tail moves by the pattern's size and the engine walks the same descriptors again.
+void TorusDevice::pattern_start(uint32_t id) noexcept {
+  torus::PatternFifoArea &f = me_->patterns[id - 1];
+  pattern_tail_[id - 1] += f.size;
+  f.tail.store(pattern_tail_[id - 1], std::memory_order_release);
+  me_->pattern_kicks.store(++pattern_kicks_, std::memory_order_release);
+  running_.fetch_or(1u << (id - 1), std::memory_order_relaxed);
+  ++pattern_starts_;
+  (void)header_->bell.ring();
+}
+
+void TorusDevice::pattern_close(uint32_t id) noexcept {
+  free_patterns_.push_back(id - 1);
+}
+
 void TorusDevice::check_engine() noexcept {
   if (engine_pidfd_ < 0) return;
   struct pollfd p = {engine_pidfd_, POLLIN, 0};
@@ -484,6 +530,10 @@ void TorusDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noe
   me_->bell.wait(std::min(timeout_us, kEngineCheckUs), [&] {
     if (me_->rec_tail.load(std::memory_order_acquire) != me_->rec_head.load(std::memory_order_relaxed))
       return true;
+    for (uint32_t m = running_.load(std::memory_order_relaxed); m; m &= m - 1) {
+      const torus::PatternFifoArea &f = me_->patterns[__builtin_ctz(m)];
+      if (f.done.load(std::memory_order_acquire) == f.tail.load(std::memory_order_relaxed)) return true;
+    }
     if (reads_count_.load(std::memory_order_relaxed) &&
         me_->zeroed.load(std::memory_order_acquire) != zeroed_seen_.load(std::memory_order_relaxed))
       return true;

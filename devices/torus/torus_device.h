@@ -50,6 +50,7 @@ class TorusDevice final : public Device {
 
   const char *name() const noexcept override { return "torus"; }
   static constexpr uint32_t kMaxHeader = 128;
+  static constexpr uint32_t kMaxPatterns = torus::kPatternFifos;
   static size_t payload_limit(uint32_t hdr_len) noexcept {
     return hdr_len > kMaxHeader ? 0 : torus::kPacketPayload - hdr_len;
   }
@@ -78,11 +79,22 @@ class TorusDevice final : public Device {
   int64_t ack_status(uint64_t ref) const noexcept override;
   void ack_free(uint64_t ref) noexcept override;
   void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
+  uint32_t pattern_open(uint32_t n) noexcept override;
+  bool pattern_add(uint32_t id, uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
+                   const void *payload, size_t payload_len) noexcept override;
+  void pattern_start(uint32_t id) noexcept override;
+  bool pattern_done(uint32_t id) noexcept override {
+    if (me_->patterns[id - 1].done.load(std::memory_order_acquire) != pattern_tail_[id - 1]) return false;
+    running_.fetch_and(~(1u << (id - 1)), std::memory_order_relaxed);
+    return true;
+  }
+  void pattern_close(uint32_t id) noexcept override;
   void wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept override;
   void shutdown() noexcept override;
 
-  // Descriptors this rank has written (the report's, and the replay test's).
+  // Descriptors this rank has written (the report's, and the replay test's), and pattern starts.
   uint64_t descriptors_written() const noexcept { return descriptors_written_; }
+  uint64_t pattern_starts() const noexcept { return pattern_starts_; }
   // Whether an asynchronous read is still in flight (its counter has not reached zero).
   bool reads_in_flight() const noexcept { return !reads_.empty(); }
 
@@ -137,7 +149,11 @@ class TorusDevice final : public Device {
   pid_t engine_pid_ = 0;
   Sink sink_;
   std::function<void(const std::string &)> fatal_;
-  std::vector<uint32_t> free_counters_, free_bases_;
+  std::vector<uint32_t> free_counters_, free_bases_, free_patterns_;
+  uint64_t pattern_tail_[torus::kPatternFifos] = {};  // each pattern FIFO's tail as this rank moved it
+  uint32_t pattern_added_[torus::kPatternFifos] = {};
+  uint64_t pattern_kicks_ = 0, pattern_starts_ = 0;
+  std::atomic<uint32_t> running_{0};  // pattern FIFOs started and not yet seen done (a sleeper's check)
   std::vector<std::vector<uint32_t>> exposed_;  // per acknowledgment counter: the base entries it holds
   struct Read {
     uint64_t cookie;

@@ -6,6 +6,8 @@
 #
 # usage: test/torus/run.sh PREFIX
 #
+# Its own programs (test/torus/*.c): replay.c, a recorded halo exchange.
+#
 # The subset (to keep CI within its budget): the suites' programs at 2-4 ranks on the default
 # geometry, and at 8 and 16 ranks on 2x2x2 and 4x4 tori; coll_sweep at 2 and 4 ranks (its sizes reach
 # 4 MiB, which the engine carries as 8192 packets each way); not the cases that test the shared-memory
@@ -27,8 +29,9 @@ fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 programs="pt2pt_basic pt2pt_more pt2pt_order rdv requests_more persistent partitioned dt_transfer dt_types
   dt_coll dt_zero_copy coll_basic coll_persistent coll_sweep comm_basic intercomm neighbor topo_basic die"
-for name in $programs; do
-  if ! "$mpicc" -O2 -g -Wall -Wextra -Werror -o "$work/$name" "$mpi/$name.c" -lpthread 2>"$work/$name.build"; then
+for src in $(for name in $programs; do echo "$mpi/$name.c"; done) "$here"/*.c; do
+  name=$(basename "$src" .c)
+  if ! "$mpicc" -O2 -g -Wall -Wextra -Werror -o "$work/$name" "$src" -lpthread 2>"$work/$name.build"; then
     fail "build $name" "$(head -20 "$work/$name.build")"
   fi
 done
@@ -84,6 +87,21 @@ ok_case comm_basic.np4 0 4 -- comm_basic
 ok_case intercomm.np4 0 4 -- intercomm
 ok_case neighbor.np4 0 4 -- neighbor
 ok_case topo_basic.np4 0 4 -- topo_basic
+
+# --- record and replay (seed 004): a recorded halo's sends are the engine's to replay; a replay writes
+# no descriptor (the same torus.descriptors per rank at 10 and at 200 starts), and every start's data
+# arrives (the program checks each) ---
+if run replay.10 0 4 PAMIR_STATS=1 -- replay 10 && run replay.200 0 4 PAMIR_STATS=1 -- replay 200; then
+  d10=$(grep -o 'rank [0-9]* torus.descriptors [0-9]*' "$work/replay.10.err" | sort)
+  d200=$(grep -o 'rank [0-9]* torus.descriptors [0-9]*' "$work/replay.200.err" | sort)
+  starts=$(grep -o 'rank [0-9]* pattern.device_starts [0-9]*' "$work/replay.200.err" | awk '{print $NF}' | sort -u | tr '\n' ' ')
+  if [ -n "$d10" ] && [ "$d10" = "$d200" ] && [ "$starts" = "200 " ]; then
+    pass "replay (200 starts replayed by the engine; descriptors written per rank: $(echo "$d200" | awk '{print $NF}' | tr '\n' ' ')at 10 and at 200 starts)"
+  else
+    fail replay "descriptors at 10 starts: $(echo "$d10" | tr '\n' '|'); at 200: $(echo "$d200" | tr '\n' '|'); device starts: $starts"
+  fi
+fi
+ok_case replay.2x2x2 0 8 -- --torus 2x2x2 replay 300
 
 # --- the report: links and ranks the same in every run of a deterministic program ---
 if run report.1 0 8 PAMIR_TORUS_REPORT="$work/report.1.json" -- --torus 2x2x2 coll_basic &&

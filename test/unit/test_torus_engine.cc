@@ -258,6 +258,46 @@ TEST(TorusEngine, TimingModelChargesTheLinkRateThenEachHop) {
   EXPECT_EQ(e.clocks()[0], 1272u);  // its last departure
 }
 
+// A pattern FIFO (seed 004): its descriptors written once, walked again at every start, each packet's
+// payload read from the rank's memory as it is at that start.
+TEST(TorusEngine, APatternFifoIsWalkedAgainAtEveryStart) {
+  Area a(2);
+  const Geometry g = geometry(2, "2");
+  Engine e(a.get(), g);
+  pamir::torus::PatternFifoArea &f = a.rank(0)->patterns[3];
+  f.size = 2;
+  uint64_t data[2] = {0, 0};
+  for (uint32_t i = 0; i < 2; ++i) {
+    f.slots[i] = Descriptor{.intent = Intent::memory_fifo,
+                            .dispatch = uint16_t(7 + i),
+                            .dest = 1,
+                            .hdr_len = 4,
+                            .payload_len = 4 + sizeof(uint64_t),
+                            .local_addr = uint64_t(uintptr_t(&data[i])),
+                            .flags = pamir::torus::kFromMemory};
+    std::memset(f.headers[i], 0xa0 + int(i), 4);
+  }
+  for (uint64_t start = 1; start <= 3; ++start) {
+    data[0] = start * 10, data[1] = start * 10 + 1;
+    f.tail.store(start * 2);
+    a.rank(0)->pattern_kicks.store(start);
+    run(e);
+    EXPECT_EQ(f.done.load(), start * 2);
+    RankBlock *to = a.rank(1);
+    ASSERT_EQ(to->rec_tail.load(), start * 2);
+    for (uint32_t i = 0; i < 2; ++i) {
+      const auto &slot = to->reception[(start - 1) * 2 + i];
+      uint64_t got;
+      std::memcpy(&got, slot.payload + 4, sizeof got);
+      EXPECT_EQ(got, start * 10 + i);
+      EXPECT_EQ(slot.h.dispatch, 7 + i);
+      EXPECT_EQ(slot.payload[0], 0xa0 + i);
+    }
+  }
+  EXPECT_EQ(a.rank(0)->inj_tail.load(), 0u);  // nothing went through the injection FIFO
+  EXPECT_EQ(e.stats().descriptors, 6u);
+}
+
 std::vector<pamir::torus::LinkFault> faults(const Geometry &g, const char *text) {
   std::vector<pamir::torus::LinkFault> out;
   std::string why;
