@@ -244,12 +244,12 @@ bool print_torus(uint32_t ranks) {
               g.per_node(), g.per_node() == 1 ? "" : "s", size_t(g.nodes()) * size_t(g.ndims()) * 2);
   std::printf(
       "  per rank: %u injection descriptors of %zu bytes with %u-byte lookaside payloads, %u reception\n"
-      "  packets of %zu bytes, %u counters, %u base-address entries: %zu KiB shared with the engine\n"
-      "  (%.1f MiB for the job, in /dev/shm)\n",
+      "  packets of %zu bytes, %u counters, %u base-address entries, %u pattern FIFOs of %u descriptors:\n"
+      "  %zu KiB shared with the engine (%.1f MiB for the job, in /dev/shm)\n",
       pamir::torus::kInjectionSlots, sizeof(pamir::torus::Descriptor), pamir::torus::kPacketPayload,
       pamir::torus::kReceptionSlots, sizeof(pamir::torus::ReceptionSlot), pamir::torus::kCounters,
-      pamir::torus::kBases, sizeof(pamir::torus::RankBlock) / 1024,
-      double(pamir::torus::area_bytes(ranks)) / (1024.0 * 1024.0));
+      pamir::torus::kBases, pamir::torus::kPatternFifos, pamir::torus::kPatternSlots,
+      sizeof(pamir::torus::RankBlock) / 1024, double(pamir::torus::area_bytes(ranks)) / (1024.0 * 1024.0));
   std::printf("  rank  node  coordinates (%.*s, T)\n", g.ndims(), "ABCDE");
   for (uint32_t r = 0; r < ranks; ++r) {
     const pamir::torus::Coords c = g.coords(r);
