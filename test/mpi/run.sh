@@ -456,16 +456,20 @@ if has idle; then ok_case idle 0 2 -- idle; fi
 # from rank 0, and CI once saw a bcast finish so.
 if has async_progress; then
   for np in 3 4; do ok_case "async_progress.np$np" 0 "$np" -- async_progress; done
-  # The counters: every rank engaged the thread for each of the 10 rounds rank 0 computes through and for
-  # the last MPI_Iallreduce (never for the user-defined one), and the thread completed some of them itself.
+  # The counters: a rank engages the thread for a collective still in flight when the call that started
+  # it returns: at most once for each of the 10 rounds rank 0 computes through and for the last
+  # MPI_Iallreduce (never for the user-defined one). Every rank engaged it, and the thread completed some
+  # itself. (A round whose data had all arrived by the end of its starting call needs no thread: under
+  # load CI once saw a rank engage 10 times, not 11.)
   if run async_progress.np2 0 2 PAMIR_STATS=1 -- async_progress; then
     e="$work/async_progress.np2.err"
-    engaged=$(awk '/ async.engaged /{print $NF}' "$e" | sort -u | tr '\n' ' ')
+    engaged=$(awk '/ async.engaged /{print $NF}' "$e" | sort -n | tr '\n' ' ')
     completed=$(awk '/ async.completed /{s += $NF} END {print s + 0}' "$e")
-    if [ "$engaged" = "11 " ] && [ "$completed" -ge 1 ]; then
-      pass "async_progress.np2 ($(tail -1 "$work/async_progress.np2.out"); engaged 11 per rank, $completed completed by the thread)"
+    if [ "$(echo "$engaged" | wc -w)" = 2 ] && [ "$(echo "$engaged" | awk '{print $1}')" -ge 1 ] &&
+      [ "$(echo "$engaged" | awk '{print $NF}')" -le 11 ] && [ "$completed" -ge 1 ]; then
+      pass "async_progress.np2 ($(tail -1 "$work/async_progress.np2.out"); engaged $engaged(at most 11 each), $completed completed by the thread)"
     else
-      fail async_progress.np2 "async.engaged per rank: $engaged(want 11), async.completed in all: $completed (want >= 1)"
+      fail async_progress.np2 "async.engaged per rank: $engaged(want 1 to 11 each), async.completed in all: $completed (want >= 1)"
     fi
   fi
   ok_case async_progress.multiple 0 3 TEST_THREAD_MULTIPLE=1 -- async_progress

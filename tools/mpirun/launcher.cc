@@ -1,5 +1,6 @@
 #include "tools/mpirun/launcher.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -9,10 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <climits>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -118,6 +121,41 @@ void reap(Job &job) {
     if (pid <= 0) return;
     int rank = job.rank_of(pid);
     if (rank >= 0) job.note_exit(static_cast<uint32_t>(rank), status);
+  }
+}
+
+// What the ranks leave as this subreaper's children once they are all reaped (a torus job's engine, which
+// ends by itself within milliseconds of its ranks): waited for up to `limit`, then killed, so that the
+// job leaves no process behind.
+void reap_orphans(Clock::duration limit) {
+  const Clock::time_point deadline = Clock::now() + limit;
+  for (;;) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0) continue;
+    if (pid < 0) return;  // ECHILD: none left
+    if (Clock::now() >= deadline) break;
+    ::usleep(10 * 1000);
+  }
+  const std::string me = std::to_string(::getpid());
+  if (DIR *d = ::opendir("/proc")) {
+    while (dirent *e = ::readdir(d)) {
+      const std::string stat = std::string("/proc/") + e->d_name + "/stat";
+      FILE *f =
+          std::isdigit(static_cast<unsigned char>(e->d_name[0])) ? std::fopen(stat.c_str(), "r") : nullptr;
+      if (!f) continue;
+      char line[512] = {};
+      const bool got = std::fgets(line, sizeof line, f) != nullptr;
+      std::fclose(f);
+      const char *close = got ? std::strrchr(line, ')') : nullptr;  // the name may hold spaces
+      char state = 0;
+      int ppid = 0;
+      if (close && std::sscanf(close + 1, " %c %d", &state, &ppid) == 2 && std::to_string(ppid) == me)
+        ::kill(static_cast<pid_t>(std::atoi(e->d_name)), SIGKILL);
+    }
+    ::closedir(d);
+  }
+  while (::waitpid(-1, nullptr, 0) > 0) {
   }
 }
 
@@ -373,6 +411,7 @@ int run_job(const Options &options) {
                                     std::chrono::duration<double>(options.timeout_s));
     event_loop(job, queue, stdin_fwd, sigfd.get(), timeout_at, options.timeout_text);
     job.finish();
+    reap_orphans(kGrace);
     stdin_fwd.stop();
     exit_code = job.exit_code();
     // Every rank is reaped: nothing can create the job's files any more.
