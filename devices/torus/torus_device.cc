@@ -57,6 +57,27 @@ int spawn_engine(const std::string &program, const std::string &path) {
   return 0;
 }
 
+// Rank 0 makes the area (`create`) and every other rank maps it: `len` bytes, or nullptr with the reason.
+void *map_area(const std::string &path, bool create, size_t len, std::string &why) {
+  const int fd =
+      ::open(path.c_str(), create ? O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC : O_RDWR | O_CLOEXEC, 0600);
+  struct stat st;
+  if (fd < 0 ||
+      (create ? ::ftruncate(fd, off_t(len)) != 0 : ::fstat(fd, &st) != 0 || size_t(st.st_size) != len)) {
+    why = std::string(create ? "cannot create the torus area " : "cannot open the torus area ") + path +
+          ": " + (fd < 0 || create ? std::strerror(errno) : "it is not the size this build makes");
+    if (fd >= 0) ::close(fd);
+    if (create && fd >= 0) ::unlink(path.c_str());
+    return nullptr;
+  }
+  void *a = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (a != MAP_FAILED) return a;
+  why = "cannot map the torus area " + path + ": " + std::strerror(errno);
+  if (create) ::unlink(path.c_str());
+  return nullptr;
+}
+
 void sleep_us(unsigned us) {
   struct timespec ts = {time_t(us / 1000000u), long(us % 1000000u) * 1000};
   while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
@@ -78,38 +99,29 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
     if (!g.make(p.ntasks, p.dims, p.map, why)) return nullptr;
     std::vector<torus::LinkFault> faults;
     if (!torus::parse_faults(p.fault, g, faults, why)) return nullptr;
-    if (p.fault.size() >= sizeof(torus::AreaHeader::fault)) {
-      why = "PAMIR_TORUS_FAULT is longer than " + std::to_string(sizeof(torus::AreaHeader::fault) - 1) +
-            " characters";
-      return nullptr;
-    }
-    if (p.dims.size() >= sizeof(torus::AreaHeader::dims) || p.map.size() >= sizeof(torus::AreaHeader::map)) {
-      why = "PAMIR_TORUS_DIMS or PAMIR_TORUS_MAP is too long";
-      return nullptr;
-    }
-    const int fd = ::open(p.path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 || ::ftruncate(fd, off_t(d->area_len_)) != 0) {
-      why = "cannot create " + p.path + ": " + std::strerror(errno);
-      if (fd >= 0) ::close(fd);
-      return nullptr;
-    }
-    void *a = ::mmap(nullptr, d->area_len_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (a == MAP_FAILED) {
-      why = "cannot map " + p.path + ": " + std::strerror(errno);
-      ::unlink(p.path.c_str());
-      return nullptr;
-    }
+    // The texts the engine reads from the area's header, each in a field of its own.
+    using H = torus::AreaHeader;
+    const struct {
+      const std::string &text;
+      size_t room;
+      const char *name;
+    } texts[] = {{p.dims, sizeof(H::dims), "PAMIR_TORUS_DIMS"},
+                 {p.map, sizeof(H::map), "PAMIR_TORUS_MAP"},
+                 {p.report, sizeof(H::report), "PAMIR_TORUS_REPORT"},
+                 {p.fault, sizeof(H::fault), "PAMIR_TORUS_FAULT"}};
+    for (const auto &t : texts)
+      if (t.text.size() >= t.room) {
+        why = std::string(t.name) + " is longer than " + std::to_string(t.room - 1) + " characters";
+        return nullptr;
+      }
+    void *a = map_area(p.path, true, d->area_len_, why);
+    if (!a) return nullptr;
     d->area_ = a;
     auto *h = static_cast<torus::AreaHeader *>(a);
     h->ranks = p.ntasks;
     h->block_bytes = sizeof(torus::RankBlock);
     std::snprintf(h->dims, sizeof h->dims, "%s", p.dims.c_str());
     std::snprintf(h->map, sizeof h->map, "%s", p.map.c_str());
-    if (p.report.size() >= sizeof h->report) {
-      why = "PAMIR_TORUS_REPORT is longer than " + std::to_string(sizeof h->report - 1) + " characters";
-      return nullptr;
-    }
     std::snprintf(h->report, sizeof h->report, "%s", p.report.c_str());
     std::snprintf(h->fault, sizeof h->fault, "%s", p.fault.c_str());
     h->link_mbps = p.link_mbps;
@@ -128,19 +140,8 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
     return nullptr;
   }
   if (!d->area_) {
-    const int fd = ::open(p.path.c_str(), O_RDWR | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || ::fstat(fd, &st) != 0 || size_t(st.st_size) != d->area_len_) {
-      why = "cannot open the torus area " + p.path + (fd < 0 ? ": " + std::string(std::strerror(errno)) : "");
-      if (fd >= 0) ::close(fd);
-      return nullptr;
-    }
-    void *a = ::mmap(nullptr, d->area_len_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (a == MAP_FAILED) {
-      why = "cannot map " + p.path + ": " + std::strerror(errno);
-      return nullptr;
-    }
+    void *a = map_area(p.path, false, d->area_len_, why);
+    if (!a) return nullptr;
     d->area_ = a;
   }
   d->header_ = static_cast<torus::AreaHeader *>(d->area_);
