@@ -49,7 +49,11 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
       clock_(ranks_, 0) {
   if (timing_.link_mbps == 0) timing_.link_mbps = Timing{}.link_mbps;
   node_of_.resize(ranks_);
-  for (uint32_t r = 0; r < ranks_; ++r) node_of_[r] = geometry_.node_of(r);
+  coords_.resize(ranks_);
+  for (uint32_t r = 0; r < ranks_; ++r) {
+    coords_[r] = geometry_.coords(r);
+    node_of_[r] = geometry_.node(coords_[r]);
+  }
   net_.on_arrival(&Engine::arrive, this);
   net_.on_drop(&Engine::dropped, this);
   bounce_.resize(kBounceBytes);
@@ -83,8 +87,7 @@ void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
       std::max(inject_free_[info.from], not_before) + uint64_t(wire_bytes) * 1000u / timing_.link_mbps;
   inject_free_[info.from] = depart;
   land(info.from, depart);
-  info.vt = depart +
-            uint64_t(geometry_.hops(geometry_.coords(info.from), geometry_.coords(info.to))) * timing_.hop_ns;
+  info.vt = depart + uint64_t(geometry_.hops(coords_[info.from], coords_[info.to])) * timing_.hop_ns;
   p.id = id_for(info);
   net_.inject(p);
   ++stats_.packets;

@@ -101,6 +101,7 @@ class Engine {
   Network net_;
   uint32_t ranks_;
   std::vector<uint32_t> node_of_;
+  std::vector<Coords> coords_;  // per rank
   // Per rank: descriptors taken (the engine's consumer index) and, per injection slot, the descriptor
   // as taken (never read from shared memory again), packets still to deliver, and its copy's result.
   struct Slot {
