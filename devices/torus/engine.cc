@@ -177,9 +177,12 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
   const std::string where = link_name(e->geometry_, node, dim, dir);
   static const char *const kinds[] = {"memory-FIFO packet", "counter put", "remote-get request",
                                       "data packet"};
-  std::fprintf(stderr,
-               "pamir_torus_engine: PAMIR_TORUS_FAULT: a %s from rank %u to rank %u was dropped on link %s\n",
-               kinds[info.kind], info.from, info.to, where.c_str());
+  // The first loss on each link is named here; the report counts them all.
+  if (e->net_.link_dropped(node, dim, dir) <= 1)
+    std::fprintf(
+        stderr,
+        "pamir_torus_engine: PAMIR_TORUS_FAULT: a %s from rank %u to rank %u was dropped on link %s\n",
+        kinds[info.kind], info.from, info.to, where.c_str());
   switch (info.kind) {
     case kFifo: {
       RankBlock *to = rank_block(e->area_, info.to);
