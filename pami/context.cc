@@ -156,6 +156,16 @@ int Context::init(std::string &why) {
   return 0;
 }
 
+// What a device calls when it cannot go on: one line naming the rank, its host and the device, then the
+// job ends.
+std::function<void(const std::string &)> Context::device_fatal(const char *device) {
+  return [this, device](const std::string &msg) {
+    std::fprintf(stderr, "Pamir: rank %u on %s: %s: %s\n", self_, boot_.hostname().c_str(), device,
+                 msg.c_str());
+    boot_.abort(1, msg.c_str());
+  };
+}
+
 int Context::open_shm(std::string &why) {
   dev::ShmParams p;
   p.path = shm_segment_path(boot_.nspace(), boot_.hostname());
@@ -166,10 +176,7 @@ int Context::open_shm(std::string &why) {
   p.ring_bytes = size_t(config::shm_ring_size.number);
   p.spin_before_sleep = spin_;
   p.sink = dev::Sink{&Context::deliver, this};
-  p.fatal = [this](const std::string &msg) {
-    std::fprintf(stderr, "Pamir: rank %u: shared-memory device: %s\n", self_, msg.c_str());
-    boot_.abort(1, msg.c_str());
-  };
+  p.fatal = device_fatal("shared-memory device");
   shm_ = dev::ShmDevice::create(p, why);
   if (!shm_) {
     why = "shared-memory device: " + why;
@@ -207,10 +214,7 @@ int Context::open_torus(std::string &why) {
   p.engine = std::string(PAMIR_BINDIR) + "/pamir_torus_engine";
   p.barrier = [this]() { return boot_.fence(false); };
   p.sink = dev::Sink{&Context::deliver, this, &Context::read_done};
-  p.fatal = [this](const std::string &msg) {
-    std::fprintf(stderr, "Pamir: rank %u: torus device: %s\n", self_, msg.c_str());
-    boot_.abort(1, msg.c_str());
-  };
+  p.fatal = device_fatal("torus device");
   torus_ = dev::TorusDevice::create(p, why);
   if (!torus_) {
     why = "torus device: " + why;
@@ -280,11 +284,7 @@ int Context::open_ofi(const std::vector<uint32_t> &tasks, std::string &why) {
     return boot_.get(task, dev::OfiDevice::kAddressKey, out);
   };
   p.sink = dev::Sink{&Context::deliver, this, &Context::read_done};
-  p.fatal = [this](const std::string &msg) {
-    std::fprintf(stderr, "Pamir: rank %u on %s: ofi device: %s\n", self_, boot_.hostname().c_str(),
-                 msg.c_str());
-    boot_.abort(1, msg.c_str());
-  };
+  p.fatal = device_fatal("ofi device");
   ofi_ = dev::OfiDevice::create(p, why);
   if (!ofi_) {
     why = "ofi device: " + why;

@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -393,6 +394,7 @@ class Context {
   int open_ofi(const std::vector<uint32_t> &tasks, std::string &why);
   // PAMIR_DEVICE=torus: every peer through the torus device (devices/torus/), and nothing of shm.
   int open_torus(std::string &why);
+  std::function<void(const std::string &)> device_fatal(const char *device);
 
   Bootstrap boot_;
   PeerWatch watch_;  // this host's peers, whose death ends the job (idle)

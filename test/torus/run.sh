@@ -65,12 +65,13 @@ ok_case() {
 for np in 1 2 3 4; do ok_case "pt2pt_basic.np$np" 0 "$np" -- pt2pt_basic; done
 ok_case pt2pt_basic.eager_only 0 4 PAMIR_SEND_PROTOCOLS=eager -- pt2pt_basic
 ok_case pt2pt_basic.2x2x2 0 8 -- --torus 2x2x2 pt2pt_basic
-ok_case pt2pt_basic.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_SEND_PROTOCOLS=immediate:64,eager -- pt2pt_basic
 for np in 2 4; do ok_case "pt2pt_more.np$np" 0 "$np" -- pt2pt_more; done
 ok_case pt2pt_more.4x4 0 16 -- --torus 4x4 pt2pt_more
 # pt2pt_order's blocking sends must not wait for their match (see test/mpi/run.sh).
 for np in 2 4; do ok_case "pt2pt_order.np$np" 0 "$np" PAMIR_SEND_PROTOCOLS=immediate:192,eager -- pt2pt_order; done
 for np in 2 3; do ok_case "rdv.np$np" 0 "$np" -- rdv; done
+# Every rendezvous read failing (the device's start_read): both sides get MPI_ERR_OTHER, which rdv checks.
+ok_case rdv.fault 0 2 PAMIR_FAULT=rdma-read PAMIR_SEND_PROTOCOLS=immediate:192,eager:16K,rdma -- rdv fault
 ok_case requests_more.np3 0 3 -- requests_more
 for np in 2 4; do ok_case "persistent.np$np" 0 "$np" -- persistent; done
 ok_case partitioned.np2 0 2 -- partitioned
@@ -180,6 +181,12 @@ if run errors.map 1 4 PAMIR_TORUS_MAP=AXT -- pt2pt_basic; then
   if grep -q 'PAMIR_TORUS_MAP="AXT" is not valid' "$work/errors.map.err"; then pass errors.map
   else fail errors.map "$(head -2 "$work/errors.map.err" | tr '\n' '|')"; fi
 fi
+for bad in PAMIR_TORUS_LINK_MBPS=0 PAMIR_TORUS_HOP_NS=2000000; do
+  if run "errors.${bad%%=*}" 1 2 "$bad" -- pt2pt_basic; then
+    if grep -q "$bad is not valid" "$work/errors.${bad%%=*}.err"; then pass "errors.${bad%%=*}"
+    else fail "errors.${bad%%=*}" "$(head -2 "$work/errors.${bad%%=*}.err" | tr '\n' '|')"; fi
+  fi
+done
 if out=$("$prefix/bin/pamir_info" --torus 64 2>&1) && echo "$out" | grep -q '^Torus for 64 ranks: 4x4x4 ' &&
   echo "$out" | grep -q '^    63    63  (3,3,3, 0)$'; then
   pass "pamir_info.torus ($(echo "$out" | head -1))"
