@@ -35,7 +35,7 @@ const struct {
     {kNodeOrdered, "node-ordered"},      {kContiguous, "contiguous"}, {kBuiltinOp, "builtin-op"},
     {kCommutative, "commutative"},       {kInPlace, "in-place"},      {kAligned, "aligned"},
     {kExclusive, "exclusive"},           {kShmSlot, "shm-slot"},      {kNodeGroups, "node-groups"},
-    {kOversubscribed, "oversubscribed"}, {kInter, "inter"},
+    {kOversubscribed, "oversubscribed"}, {kInter, "inter"},       {kTorusGrid, "torus-grid"},
 };
 }  // namespace
 
@@ -44,7 +44,7 @@ const char *collective_name(Collective c) {
 }
 
 uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bool node_groups,
-                   bool oversubscribed) {
+                   bool oversubscribed, bool torus_grid) {
   uint32_t m = 0;
   if (size > 0 && (size & (size - 1)) == 0) m |= kPowerOfTwo;
   if (one_node) m |= kOneNode;
@@ -53,6 +53,7 @@ uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bo
   if (shm_slot) m |= kShmSlot;
   if (node_groups) m |= kNodeGroups;
   if (oversubscribed) m |= kOversubscribed;
+  if (torus_grid) m |= kTorusGrid;
   return m;
 }
 

@@ -44,7 +44,7 @@ enum class Collective : uint8_t {
 };
 const char *collective_name(Collective c);
 
-// The bits. Per communicator: 0-7; per call: 8-15; the size class: 16-19.
+// The bits. Per communicator: 0-7 and 14; per call: 8-13; the size class: 16-19.
 constexpr uint32_t kPowerOfTwo = 1u << 0;   // communicator size is a power of two
 constexpr uint32_t kOneNode = 1u << 1;      // every rank on one node
 constexpr uint32_t kSmallComm = 1u << 2;    // size <= kSmallCommMax
@@ -70,9 +70,13 @@ constexpr uint32_t kAligned = 1u << 12;  // every buffer 64-byte aligned
 // A blocking call in a process that is not MPI_THREAD_MULTIPLE: nothing else of this process can hold
 // the node's shared collective area meanwhile (the shared-memory algorithms need that).
 constexpr uint32_t kExclusive = 1u << 13;
+// The communicator holds every rank of the torus (PAMIR_DEVICE=torus), so its ranks' coordinates form
+// the whole grid and each dimension's lines are rings of neighbours (collectives/grid.h): the torus
+// algorithms, whose every message crosses one link, can serve it.
+constexpr uint32_t kTorusGrid = 1u << 14;
 constexpr uint32_t kSizeClassShift = 16;
 constexpr uint32_t kSizeClassBits = 0xFu << kSizeClassShift;
-constexpr uint32_t kAllBits = 0xFFu | (0x3Fu << 8) | kSizeClassBits;
+constexpr uint32_t kAllBits = 0xFFu | (0x3Fu << 8) | kTorusGrid | kSizeClassBits;
 constexpr int kSmallCommMax = 8;
 
 inline uint32_t size_class_bits(unsigned size_class) {
@@ -92,7 +96,7 @@ inline uint32_t rank_local_bits(Collective c) {
 // The partial mask of a communicator (the same for every collective today; kept per collective so that
 // one may care about a characteristic the others do not compute).
 uint32_t comm_mask(int size, bool one_node, bool node_ordered, bool shm_slot, bool node_groups = false,
-                   bool oversubscribed = false);
+                   bool oversubscribed = false, bool torus_grid = false);
 
 // The bit of one name describe_mask uses ("one-node"); 0 for a name of no bit.
 uint32_t bit_by_name(const std::string &name);

@@ -79,6 +79,17 @@ const Algorithm kAlgorithms[] = {
      "ring reduce-scatter and ring allgather of p blocks (large vectors)"},
     {C::allreduce, "reduce_bcast", allreduce_reduce_bcast, 0,
      "binomial reduce to rank 0, binomial broadcast"},
+    {C::bcast, "torus", bcast_torus, kTorusGrid,
+     "along each torus dimension in turn, both ways round the root's lines, in 64 KiB segments"},
+    {C::bcast, "torus_colours", bcast_torus_colours, kTorusGrid,
+     "one part per torus dimension, each broadcast along the dimensions from its own first (all links "
+     "busy at once)"},
+    {C::reduce, "torus", reduce_torus, kTorusGrid | kCommutative,
+     "along each torus dimension in turn (a node's ranks first), both ways round towards the root"},
+    {C::allreduce, "torus", allreduce_torus, kTorusGrid | kCommutative,
+     "a ring reduce-scatter along each torus dimension in turn, then the ring allgathers in reverse"},
+    {C::allreduce, "torus_colours", allreduce_torus_colours, kTorusGrid | kCommutative,
+     "one part per torus dimension, each reduced along the dimensions from its own first"},
     {C::gather, "binomial", gather_binomial, 0, "binomial tree to the root"},
     {C::gather, "linear", gather_linear, 0, "every rank sends straight to the root"},
     {C::scatter, "binomial", scatter_binomial, 0, "binomial tree from the root"},
@@ -128,7 +139,11 @@ static_assert(kCount <= kMaxAlgorithms);
 // block out of the others' buffers) win allreduce and reduce with 2 ranks; with 4 on the 2 cores
 // (oversubscribed) their waits on every rank cost time slices, so allreduce takes them from 64 KiB and
 // reduce from 128 KiB (sending straight to the root up to 128 KiB, or having the root read everyone
-// above, measured no better there: docs/performance.md).
+// above, measured no better there: docs/performance.md). On a team that fills the torus the torus
+// algorithms take bcast from 16 KiB and commutative allreduce from 2 KiB: in the torus's timing model
+// (16 ranks on 4x4) they finish in 0.3-0.9x the virtual time of the others, the reduce does not
+// (binomial's 2.5 ms against 2.8 ms at 1 MiB), and below 2 KiB the fewer rounds of binomial and
+// recursive doubling cost less real time for the same virtual time (docs/performance.md).
 struct DefaultEntry {
   C coll;
   const char *algorithm;
@@ -139,6 +154,9 @@ const DefaultEntry kDefaults[] = {
     {C::barrier, "shm", kShmSlot | kExclusive, kShmSlot | kExclusive},
     {C::barrier, "hierarchical", kNodeGroups, kOneNode | kNodeGroups},
     {C::barrier, "dissemination", 0, 0},
+    {C::bcast, "torus", kTorusGrid | size_class_bits(1), kTorusGrid | kSC},
+    {C::bcast, "torus_colours", kTorusGrid | size_class_bits(2), kTorusGrid | kSC},
+    {C::bcast, "torus_colours", kTorusGrid | size_class_bits(3), kTorusGrid | kSC},
     {C::bcast, "shm", kShmSlot | kExclusive | size_class_bits(0), kShmSlot | kExclusive | kSC},
     {C::bcast, "hierarchical", kNodeGroups, kOneNode | kNodeGroups},
     {C::bcast, "scatter_allgather", size_class_bits(3), kSmallComm | kSC},
@@ -151,6 +169,10 @@ const DefaultEntry kDefaults[] = {
     {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(3), kShmSlot | kExclusive | kSC},
     {C::reduce, "cma", kShmSlot | kExclusive | size_class_bits(4), kShmSlot | kExclusive | kSC},
     {C::reduce, "binomial", 0, 0},
+    {C::allreduce, "torus_colours", kTorusGrid | kCommutative | size_class_bits(1), kTorusGrid | kCommutative | kSC},
+    {C::allreduce, "torus_colours", kTorusGrid | kCommutative | size_class_bits(2), kTorusGrid | kCommutative | kSC},
+    {C::allreduce, "torus_colours", kTorusGrid | kCommutative | size_class_bits(3), kTorusGrid | kCommutative | kSC},
+    {C::allreduce, "torus_colours", kTorusGrid | kCommutative | size_class_bits(4), kTorusGrid | kCommutative | kSC},
     {C::allreduce, "shm", kShmSlot | kExclusive | size_class_bits(1), kShmSlot | kExclusive | kSC},
     {C::allreduce, "cma", kShmSlot | kExclusive | size_class_bits(2),
      kShmSlot | kExclusive | kOversubscribed | kSC},

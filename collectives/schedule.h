@@ -32,6 +32,7 @@ namespace pamir::coll {
 
 struct ShmSlot;
 struct Nodes;
+struct Grid;
 class Replay;
 
 struct Team {
@@ -52,6 +53,7 @@ struct Team {
   int local_size = 0;
   int local_base = 0;
   int remote_base = 0;
+  const Grid *grid = nullptr;  // where the ranks sit on the torus (collectives/grid.h), if they fill it
   int wire(int r) const { return ranks ? ranks[r] : base + r; }
   int remote_size() const { return size - local_size; }
   // This process's group alone, as a team whose messages keep their ranks in the whole.

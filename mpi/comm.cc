@@ -213,13 +213,18 @@ void comm_coll_init(Comm *c) {
     node_ordered = c->coll_nodes.ordered();
     node_groups = c->coll_nodes.groups();
   }
+  c->coll_grid.clear();
+  const bool torus_grid = !c->remote && !context().grid_extents().empty() &&
+                          c->coll_grid.build(c->rank, c->size, c->coll_ctx(), c->local->tasks.data(),
+                                             context().grid_extents(), context().grid_has_t(),
+                                             context().grid_coords());
   const bool shm_slot = one_node && !c->remote && coll::shm_slot_usable(c->coll_ctx(), c->size);
   c->coll_slots.clear();
   if (shm_slot && c->size > 1)
     for (int r = 0; r < c->size; ++r)
       c->coll_slots.push_back(coll::shm_slot(c->local_task(r), c->coll_ctx()));
   const uint32_t m = coll::comm_mask(c->size, one_node, node_ordered, shm_slot, node_groups,
-                                     one_node && context().oversubscribed()) |
+                                     one_node && context().oversubscribed(), torus_grid) |
                      (c->remote ? coll::kInter : 0);
   for (size_t k = 0; k < size_t(coll::Collective::count_); ++k) {
     c->coll_mask[k] = m;

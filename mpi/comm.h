@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/grid.h"
 #include "collectives/mask.h"
 #include "collectives/nodes.h"
 #include "collectives/schedule.h"
@@ -97,6 +98,7 @@ struct Comm : Object {
   std::vector<coll::ShmSlot *> coll_slots;
   // Where the ranks live, for the hierarchical algorithms (built when the launcher gave every rank's node).
   coll::NodeLayout coll_nodes;
+  coll::GridLayout coll_grid;
 
   uint16_t coll_ctx() const { return uint16_t(ctx + 1); }
   // The job rank of point-to-point rank r (in the remote group of an inter-communicator).
@@ -104,8 +106,11 @@ struct Comm : Object {
   uint32_t local_task(int r) const { return local->tasks[size_t(r)]; }
   // What the collectives see of the communicator: its group, or both groups of an inter-communicator.
   coll::Team team() const {
-    if (!remote)
-      return coll::Team{rank, size, coll_ctx(), local->tasks.data(), coll_slots.data(), coll_nodes.view()};
+    if (!remote) {
+      coll::Team t{rank, size, coll_ctx(), local->tasks.data(), coll_slots.data(), coll_nodes.view()};
+      t.grid = coll_grid.view();
+      return t;
+    }
     coll::Team t{local_base + rank, int(both.size()), coll_ctx(), both.data()};
     t.local_size = size;
     t.local_base = local_base;

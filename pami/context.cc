@@ -10,6 +10,7 @@
 
 #include "devices/ofi/ofi_device.h"
 #include "devices/shm/shm_device.h"
+#include "devices/torus/geometry.h"
 #include "devices/torus/torus_device.h"
 #include "pami/config.h"
 #include "pami/cpus.h"
@@ -221,6 +222,21 @@ int Context::open_torus(std::string &why) {
     return 1;
   }
   send_tables_[unsigned(Path::self)] = send_tables_[unsigned(Path::torus)];
+  // Every rank's coordinates, for the collectives' torus algorithms (rank 0's Geometry has checked the
+  // settings, so this one cannot fail where that one did not).
+  torus::Geometry g;
+  if (!g.make(ntasks_, p.dims, p.map, why)) return 1;
+  for (int d = 0; d < g.ndims(); ++d)
+    if (g.size(d) > 1) grid_extents_.push_back(g.size(d));
+  grid_has_t_ = g.per_node() > 1;
+  if (grid_has_t_) grid_extents_.push_back(g.per_node());
+  grid_coords_.reserve(size_t(ntasks_) * grid_extents_.size());
+  for (uint32_t t = 0; t < ntasks_; ++t) {
+    const torus::Coords c = g.coords(t);
+    for (int d = 0; d < g.ndims(); ++d)
+      if (g.size(d) > 1) grid_coords_.push_back(c.at[size_t(d)]);
+    if (grid_has_t_) grid_coords_.push_back(c.t);
+  }
   // Recorded patterns of immediate sends are the engine's to replay (seed 004): their FIFOs are closed
   // with the sections that recorded them.
   replay_dev_ = torus_.get();

@@ -164,6 +164,12 @@ class Context {
   void watch_device_pattern(uint32_t id, uint32_t section) { device_patterns_.push_back({id, section}); }
   // Copies the counts a device keeps itself into stats() (before they are printed).
   void collect_device_stats();
+  // The torus's grid under PAMIR_DEVICE=torus (the collectives' torus algorithms, collectives/grid.h):
+  // the extents of its dimensions with more than one position, A to E and then, where a node holds
+  // several ranks, T; and every task's coordinates in them, task-major. Empty without a torus.
+  const std::vector<int> &grid_extents() const { return grid_extents_; }
+  const std::vector<int> &grid_coords() const { return grid_coords_; }
+  bool grid_has_t() const { return grid_has_t_; }
 
   void advance() {
     if (__builtin_expect(!box_peers_.empty(), 0)) poll_boxes();
@@ -404,6 +410,8 @@ class Context {
   std::unique_ptr<dev::Device> ofi_;
   std::unique_ptr<dev::Device> torus_;
   dev::Device *replay_dev_ = nullptr;  // torus_ when it is the device of every peer
+  std::vector<int> grid_extents_, grid_coords_;
+  bool grid_has_t_ = false;
   struct DevicePattern {
     uint32_t id, section;
   };

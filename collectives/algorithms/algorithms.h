@@ -69,6 +69,13 @@ Task bcast_scatter_allgather(Sched &s, Args a);
 Task bcast_chain(Sched &s, Args a);
 Task bcast_hierarchical(Sched &s, Args a);
 
+// On a team that fills the torus (Team::grid; collectives/algorithms/torus.cc).
+Task bcast_torus(Sched &s, Args a);
+Task bcast_torus_colours(Sched &s, Args a);
+Task reduce_torus(Sched &s, Args a);
+Task allreduce_torus(Sched &s, Args a);
+Task allreduce_torus_colours(Sched &s, Args a);
+
 Task reduce_binomial(Sched &s, Args a);
 Task reduce_linear(Sched &s, Args a);
 

@@ -45,7 +45,7 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
       pattern_taken_(size_t(ranks_) * kPatternFifos, 0),
       rank_stats_(ranks_),
       timing_(timing),
-      inject_free_(ranks_, 0),
+      inject_free_(size_t(geometry.nodes()) * kNodeChannels, 0),
       clock_(ranks_, 0) {
   if (timing_.link_mbps == 0) timing_.link_mbps = Timing{}.link_mbps;
   node_of_.resize(ranks_);
@@ -82,10 +82,12 @@ void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
   p.dst = node_of_[info.to];
   p.bytes = uint16_t(wire_bytes);
   p.control = info.kind == kRequest || info.kind == kCounter;
-  // Leaves once the link is free, taking the packet's bytes at the link's rate; then a latency per hop.
-  const uint64_t depart =
-      std::max(inject_free_[info.from], not_before) + uint64_t(wire_bytes) * 1000u / timing_.link_mbps;
-  inject_free_[info.from] = depart;
+  // Leaves once its node's link of the first hop is free, taking the packet's bytes at the link rate;
+  // then a latency per hop. A node's links send at once, as the messaging unit's injection FIFOs do.
+  const int first = geometry_.first_link(coords_[info.from], coords_[info.to]);
+  uint64_t &free_at = inject_free_[size_t(p.src) * kNodeChannels + size_t(first < 0 ? kNodeChannels - 1 : first)];
+  const uint64_t depart = std::max(free_at, not_before) + uint64_t(wire_bytes) * 1000u / timing_.link_mbps;
+  free_at = depart;
   land(info.from, depart);
   info.vt = depart + uint64_t(geometry_.hops(coords_[info.from], coords_[info.to])) * timing_.hop_ns;
   p.id = id_for(info);

@@ -123,7 +123,10 @@ class Engine {
   EngineStats stats_;
   std::vector<RankStats> rank_stats_;
   Timing timing_;
-  std::vector<uint64_t> inject_free_;  // per rank: when its injection link is next free (virtual ns)
+  // Per node and outgoing link (and one channel between the node's own ranks): when it is next free
+  // (virtual ns).
+  static constexpr size_t kNodeChannels = kMaxDims * 2 + 1;
+  std::vector<uint64_t> inject_free_;
   std::vector<uint64_t> clock_;
   void land(uint32_t rank, uint64_t vt) {
     if (vt > clock_[rank]) clock_[rank] = vt;

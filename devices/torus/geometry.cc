@@ -149,6 +149,17 @@ std::vector<Hop> Geometry::route(const Coords &from, const Coords &to) const {
   return out;
 }
 
+int Geometry::first_link(const Coords &from, const Coords &to) const {
+  for (int i = 0; i < ndims_; ++i) {
+    const int k = dims_[size_t(i)], a = from.at[size_t(i)], b = to.at[size_t(i)];
+    const int up = ((b - a) % k + k) % k, down = k - up;
+    if (up == 0) continue;
+    const bool plus = up < down || (up == down && a % 2 == 0);
+    return i * 2 + (plus ? 1 : 0);
+  }
+  return -1;
+}
+
 int Geometry::hops(const Coords &from, const Coords &to) const {
   int n = 0;
   for (int i = 0; i < ndims_; ++i) {

@@ -60,6 +60,8 @@ class Geometry {
   // The hops of the route from node coordinates `from` to `to` (T ignored), in order.
   std::vector<Hop> route(const Coords &from, const Coords &to) const;
   int hops(const Coords &from, const Coords &to) const;
+  // The link the route's first hop leaves on, numbered dim * 2 + (dir > 0); -1 between ranks of one node.
+  int first_link(const Coords &from, const Coords &to) const;
   // The coordinates one hop away.
   Coords step(Coords c, const Hop &h) const;
 

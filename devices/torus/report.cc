@@ -57,9 +57,10 @@ bool write_report(const Engine &e, const std::string &path, double wall_seconds,
        ", \"packet_header_bytes\": " + std::to_string(sizeof(PacketHeader)) +
        ",\n    \"routing\": \"dimension-ordered (A first), the shorter way round; half-way ties go + from an "
        "even coordinate, - from an odd one\",\n"
-       "    \"virtual_time\": \"a packet leaves when its rank's injection link is free and not before the "
-       "last arrival its rank had seen, takes its bytes at the link rate, then the hop latency per hop; "
-       "contention on the links and computation between messages are not counted\"},\n";
+       "    \"virtual_time\": \"a packet leaves when its node's link of the first hop is free (a node sends on "
+       "all its links at once) and not before the last arrival its rank had seen, takes its bytes at the "
+       "link rate, then the hop latency per hop; contention past the first hop and computation between "
+       "messages are not counted\"},\n";
   j += "  \"links\": [";
   bool first = true;
   for (uint32_t v = 0; v < g.nodes(); ++v)

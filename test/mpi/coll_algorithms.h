@@ -32,6 +32,18 @@ static inline int coll_slot_algorithm(const char *alg) {
   return !strcmp(alg, "shm") || !strcmp(alg, "cma") || !strcmp(alg, "cma_root");
 }
 
+/* The torus algorithms, which serve only a communicator holding every rank of the torus
+ * (PAMIR_DEVICE=torus, set by mpirun --torus too): elsewhere they are refused. */
+static inline int coll_torus_algorithm(const char *alg) {
+  return !strncmp(alg, "torus", 5);
+}
+static inline int coll_on_torus(void) {
+  const char *d = getenv("PAMIR_DEVICE");
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size > 1 && d && !strcmp(d, "torus");
+}
+
 static const struct {
   const char *coll, *alg;
 } kCollAlgorithms[] = {{"barrier", "dissemination"},
@@ -43,17 +55,22 @@ static const struct {
                        {"bcast", "chain"},
                        {"bcast", "shm"},
                        {"bcast", "hierarchical"},
+                       {"bcast", "torus"},
+                       {"bcast", "torus_colours"},
                        {"reduce", "binomial"},
                        {"reduce", "linear"},
                        {"reduce", "shm"},
                        {"reduce", "cma"},
                        {"reduce", "cma_root"},
+                       {"reduce", "torus"},
                        {"allreduce", "recursive_doubling"},
                        {"allreduce", "ring"},
                        {"allreduce", "reduce_bcast"},
                        {"allreduce", "shm"},
                        {"allreduce", "cma"},
                        {"allreduce", "hierarchical"},
+                       {"allreduce", "torus"},
+                       {"allreduce", "torus_colours"},
                        {"gather", "binomial"},
                        {"gather", "linear"},
                        {"scatter", "binomial"},

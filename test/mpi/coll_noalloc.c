@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
     int known = 0;
     for (size_t k = 0; k < sizeof kColls / sizeof kColls[0]; ++k) known |= !strcmp(coll, kColls[k]);
     if (!known || (!strcmp(alg, "recursive_doubling") && !strcmp(coll, "allgather") && (size & (size - 1))) ||
-        (coll_slot_algorithm(alg) && coll_no_shm_device()))
+        (coll_slot_algorithm(alg) && coll_no_shm_device()) || (coll_torus_algorithm(alg) && !coll_on_torus()))
       continue;
     MPI_Comm c = forced_comm(coll, alg);
     int rc = MPI_SUCCESS;

@@ -213,6 +213,7 @@ int main(int argc, char **argv) {
     const char *coll = kCollAlgorithms[k].coll, *alg = kCollAlgorithms[k].alg;
     /* recursive-doubling allgather needs a power of two */
     if (!strcmp(alg, "recursive_doubling") && !strcmp(coll, "allgather") && (size & (size - 1))) continue;
+    if (coll_torus_algorithm(alg) && !coll_on_torus()) continue; /* coll_sweep checks the refusal */
     one(coll, alg);
   }
   if (size <= 64) staging();

@@ -25,10 +25,11 @@ static int rank, size;
 
 /* The algorithms of each collective, as pamir_info lists them. */
 static const char *const kBarrier[] = {"dissemination", "tree", "shm", "hierarchical", NULL};
-static const char *const kBcast[] = {"binomial", "scatter_allgather", "chain", "shm", "hierarchical", NULL};
-static const char *const kReduce[] = {"binomial", "linear", "shm", "cma", "cma_root", NULL};
+static const char *const kBcast[] = {"binomial", "scatter_allgather", "chain",         "shm",
+                                     "hierarchical", "torus",           "torus_colours", NULL};
+static const char *const kReduce[] = {"binomial", "linear", "shm", "cma", "cma_root", "torus", NULL};
 static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", "shm", "cma",
-                                         "hierarchical",       NULL};
+                                         "hierarchical",       "torus", "torus_colours", NULL};
 static const char *const kGather[] = {"binomial", "linear", NULL};
 static const char *const kScatter[] = {"binomial", "linear", NULL};
 static const char *const kAllgather[] = {"ring", "recursive_doubling", "bruck", NULL};
@@ -59,6 +60,19 @@ static MPI_Datatype vec_int; /* 2 ints with a 1-int gap between: extent 3 ints *
 /* The value rank r contributes at element i of case `seed`. */
 static int val(int r, long i, int seed) {
   return (int)((r + 1) * 1000003L + i * 7919L + seed * 104729L) % 100000;
+}
+
+/* The torus algorithms serve a communicator that holds every rank of the torus (PAMIR_DEVICE=torus):
+ * elsewhere the sweep checks once that they are refused, and skips them. TEST_COLL_ALGORITHMS=a,b,...
+ * sweeps only the algorithms named (a bigger torus's run of its own algorithms). */
+static int swept(const char *alg) {
+  const char *only = getenv("TEST_COLL_ALGORITHMS");
+  if (coll_torus_algorithm(alg) && !coll_on_torus()) return 0;
+  if (!only) return 1;
+  const size_t n = strlen(alg);
+  for (const char *p = only; (p = strstr(p, alg)) != NULL; p += n)
+    if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
+  return 0;
 }
 
 static int is_pow2(int n) {
@@ -295,7 +309,7 @@ static void *alloc_op(long n, int o) {
 
 static void test_reduce(const char *coll, const char *alg, int nb, int all) {
   MPI_Comm c = forced_comm(coll, alg);
-  const int needs_commutative = all && !strcmp(alg, "ring");
+  const int needs_commutative = (all && !strcmp(alg, "ring")) || coll_torus_algorithm(alg);
   int k = 0;
   for (int ci = 0; ci < NCOUNTS; ++ci)
     for (int o = 0; o < NOPS; ++o)
@@ -870,6 +884,30 @@ static void test_bad_info(void) {
   MPI_Comm_free(&c);
 }
 
+/* A torus algorithm forced where the communicator does not fill the torus (no torus at all, or half of
+ * it) is refused on every rank before anything moves. */
+static void test_torus_refused(void) {
+  if (size < 2 || (coll_on_torus() && size < 4)) return;
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, coll_on_torus() ? rank % 2 : 0, rank, &half);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "pamir_coll_bcast", "torus");
+  MPI_Info_set(info, "pamir_coll_allreduce", "torus_colours");
+  MPI_Comm c;
+  MPI_Comm_dup_with_info(half, info, &c);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  int v = rank, sum = 0;
+  int rc1 = MPI_Bcast(&v, 1, MPI_INT, 0, c);
+  int rc2 = MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, c);
+  CHECK(err_class(rc1) == MPI_ERR_UNSUPPORTED_OPERATION && err_class(rc2) == MPI_ERR_UNSUPPORTED_OPERATION,
+        "torus algorithms on a communicator that does not fill the torus: classes %d and %d", err_class(rc1),
+        err_class(rc2));
+  MPI_Comm_free(&c);
+  MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -911,36 +949,60 @@ int main(int argc, char **argv) {
   if (rank == 0) unlink(path);
 
   for (int nb = 0; nb < 2; ++nb) {
-    for (const char *const *a = kBarrier; *a; ++a) test_barrier(*a, nb);
-    for (const char *const *a = kBcast; *a; ++a) test_bcast(*a, nb);
-    for (const char *const *a = kReduce; *a; ++a) test_reduce("reduce", *a, nb, 0);
-    for (const char *const *a = kAllreduce; *a; ++a) test_reduce("allreduce", *a, nb, 1);
-    for (const char *const *a = kGather; *a; ++a) test_rooted("gather", *a, nb, 0);
-    for (const char *const *a = kScatter; *a; ++a) test_rooted("scatter", *a, nb, 1);
-    for (const char *const *a = kAllgather; *a; ++a) test_all("allgather", *a, nb, 0);
-    for (const char *const *a = kAlltoall; *a; ++a) test_all("alltoall", *a, nb, 1);
-    for (const char *const *a = kScan; *a; ++a) test_scan(*a, nb, 0);
-    for (const char *const *a = kScan; *a; ++a) test_scan(*a, nb, 1);
-    for (const char *const *a = kReduceScatter; *a; ++a) test_reduce_scatter(*a, nb, 0);
-    for (const char *const *a = kReduceScatter; *a; ++a) test_reduce_scatter(*a, nb, 1);
+    for (const char *const *a = kBarrier; *a; ++a)
+      if (swept(*a)) test_barrier(*a, nb);
+    for (const char *const *a = kBcast; *a; ++a)
+      if (swept(*a)) test_bcast(*a, nb);
+    for (const char *const *a = kReduce; *a; ++a)
+      if (swept(*a)) test_reduce("reduce", *a, nb, 0);
+    for (const char *const *a = kAllreduce; *a; ++a)
+      if (swept(*a)) test_reduce("allreduce", *a, nb, 1);
+    for (const char *const *a = kGather; *a; ++a)
+      if (swept(*a)) test_rooted("gather", *a, nb, 0);
+    for (const char *const *a = kScatter; *a; ++a)
+      if (swept(*a)) test_rooted("scatter", *a, nb, 1);
+    for (const char *const *a = kAllgather; *a; ++a)
+      if (swept(*a)) test_all("allgather", *a, nb, 0);
+    for (const char *const *a = kAlltoall; *a; ++a)
+      if (swept(*a)) test_all("alltoall", *a, nb, 1);
+    for (const char *const *a = kScan; *a; ++a)
+      if (swept(*a)) test_scan(*a, nb, 0);
+    for (const char *const *a = kScan; *a; ++a)
+      if (swept(*a)) test_scan(*a, nb, 1);
+    for (const char *const *a = kReduceScatter; *a; ++a)
+      if (swept(*a)) test_reduce_scatter(*a, nb, 0);
+    for (const char *const *a = kReduceScatter; *a; ++a)
+      if (swept(*a)) test_reduce_scatter(*a, nb, 1);
     for (size_t v = 0; v < sizeof kVector / sizeof kVector[0]; ++v)
-      test_vector(kVector[v].coll, kVector[v].alg, nb);
+      if (swept(kVector[v].alg)) test_vector(kVector[v].coll, kVector[v].alg, nb);
   }
   /* sizes of several MiB, blocking only */
   big = 1;
-  for (const char *const *a = kBcast; *a; ++a) test_bcast(*a, 0);
-  for (const char *const *a = kReduce; *a; ++a) test_reduce("reduce", *a, 0, 0);
-  for (const char *const *a = kAllreduce; *a; ++a) test_reduce("allreduce", *a, 0, 1);
-  for (const char *const *a = kGather; *a; ++a) test_rooted("gather", *a, 0, 0);
-  for (const char *const *a = kScatter; *a; ++a) test_rooted("scatter", *a, 0, 1);
-  for (const char *const *a = kAllgather; *a; ++a) test_all("allgather", *a, 0, 0);
-  for (const char *const *a = kAlltoall; *a; ++a) test_all("alltoall", *a, 0, 1);
-  for (const char *const *a = kScan; *a; ++a) test_scan(*a, 0, 0);
-  for (const char *const *a = kReduceScatter; *a; ++a) test_reduce_scatter(*a, 0, 1);
+  for (const char *const *a = kBcast; *a; ++a)
+    if (swept(*a)) test_bcast(*a, 0);
+  for (const char *const *a = kReduce; *a; ++a)
+    if (swept(*a)) test_reduce("reduce", *a, 0, 0);
+  for (const char *const *a = kAllreduce; *a; ++a)
+    if (swept(*a)) test_reduce("allreduce", *a, 0, 1);
+  for (const char *const *a = kGather; *a; ++a)
+    if (swept(*a)) test_rooted("gather", *a, 0, 0);
+  for (const char *const *a = kScatter; *a; ++a)
+    if (swept(*a)) test_rooted("scatter", *a, 0, 1);
+  for (const char *const *a = kAllgather; *a; ++a)
+    if (swept(*a)) test_all("allgather", *a, 0, 0);
+  for (const char *const *a = kAlltoall; *a; ++a)
+    if (swept(*a)) test_all("alltoall", *a, 0, 1);
+  for (const char *const *a = kScan; *a; ++a)
+    if (swept(*a)) test_scan(*a, 0, 0);
+  for (const char *const *a = kReduceScatter; *a; ++a)
+    if (swept(*a)) test_reduce_scatter(*a, 0, 1);
   big = 0;
-  test_overlap();
-  test_idup();
-  test_bad_info();
+  test_torus_refused();
+  if (!getenv("TEST_COLL_ALGORITHMS")) {
+    test_overlap();
+    test_idup();
+    test_bad_info();
+  }
   munmap((void *)arrivals, sizeof(long));
   MPI_Op_free(&affine_mpi_op);
   MPI_Op_free(&gapped_sum_op);

@@ -84,6 +84,22 @@ ok_case coll_basic.2x2x2 0 8 -- --torus 2x2x2 coll_basic
 ok_case coll_basic.2x2x2_t2 0 16 PAMIR_TORUS_MAP=TABC -- --torus 2x2x2 coll_basic
 for np in 2 4; do ok_case "coll_persistent.np$np" 0 "$np" -- coll_persistent; done
 for np in 2 4; do ok_case "coll_sweep.np$np" 0 "$np" -- coll_sweep; done
+# The torus algorithms (collectives/algorithms/torus.cc) swept alone on bigger tori: an odd ring
+# (3x2x2), and two ranks a node (T).
+ok_case coll_sweep.torus.3x2x2 0 12 TEST_COLL_ALGORITHMS=torus,torus_colours -- --torus 3x2x2 coll_sweep
+ok_case coll_sweep.torus.2x2x2_t2 0 16 TEST_COLL_ALGORITHMS=torus,torus_colours PAMIR_TORUS_MAP=TABC -- \
+  --torus 2x2x2 coll_sweep
+# What selection takes by default: the torus algorithms on MPI_COMM_WORLD (which fills the torus), others
+# on half of it (selection.c checks the results).
+if run selection 0 8 PAMIR_STATS=1 -- --torus 2x2x2 selection; then
+  got=$(grep -o 'rank 0 coll\.[a-z]*\.[a-z_]* [1-9][0-9]*' "$work/selection.err" | grep -E 'bcast|allreduce' |
+    cut -d' ' -f3- | sort | tr '\n' ' ')
+  if echo "$got" | grep -q 'coll.bcast.torus_colours 1 ' && echo "$got" | grep -q 'coll.allreduce.torus_colours 1 ' &&
+    [ "$(echo "$got" | grep -o 'coll\.bcast\.[a-z_]*' | wc -l)" = 2 ] &&
+    [ "$(echo "$got" | grep -o 'coll\.allreduce\.[a-z_]*' | wc -l)" = 2 ]; then
+    pass "selection ($got)"
+  else fail selection "rank 0 ran: $got"; fi
+fi
 ok_case comm_basic.np4 0 4 -- comm_basic
 ok_case intercomm.np4 0 4 -- intercomm
 ok_case neighbor.np4 0 4 -- neighbor
