@@ -2,8 +2,8 @@
 
 namespace pamir::coll {
 
-bool GridLayout::build(int rank, int size, uint16_t ctx, const uint32_t *tasks, const std::vector<int> &extents,
-                       bool has_t, const std::vector<int> &task_coords) {
+bool GridLayout::build(int rank, int size, uint16_t ctx, const uint32_t *tasks,
+                       const std::vector<int> &extents, bool has_t, const std::vector<int> &task_coords) {
   built_ = false;
   const size_t nd = extents.size();
   if (nd > size_t(kMaxGridDims) || size < 2) return false;

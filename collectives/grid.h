@@ -23,7 +23,7 @@ struct Grid {
   int ndims = 0;
   int node_dims = 0;
   int extent[kMaxGridDims] = {};
-  const int *coords = nullptr;  // team rank r's coordinate in dimension d: coords[r * ndims + d]
+  const int *coords = nullptr;   // team rank r's coordinate in dimension d: coords[r * ndims + d]
   Team line[kMaxGridDims] = {};  // this rank's line along d (line[d].rank: its coordinate in d)
   int coord(int r, int d) const { return coords[size_t(r) * size_t(ndims) + size_t(d)]; }
 };

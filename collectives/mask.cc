@@ -35,7 +35,7 @@ const struct {
     {kNodeOrdered, "node-ordered"},      {kContiguous, "contiguous"}, {kBuiltinOp, "builtin-op"},
     {kCommutative, "commutative"},       {kInPlace, "in-place"},      {kAligned, "aligned"},
     {kExclusive, "exclusive"},           {kShmSlot, "shm-slot"},      {kNodeGroups, "node-groups"},
-    {kOversubscribed, "oversubscribed"}, {kInter, "inter"},       {kTorusGrid, "torus-grid"},
+    {kOversubscribed, "oversubscribed"}, {kInter, "inter"},           {kTorusGrid, "torus-grid"},
 };
 }  // namespace
 

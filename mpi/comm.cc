@@ -214,10 +214,10 @@ void comm_coll_init(Comm *c) {
     node_groups = c->coll_nodes.groups();
   }
   c->coll_grid.clear();
-  const bool torus_grid = !c->remote && !context().grid_extents().empty() &&
-                          c->coll_grid.build(c->rank, c->size, c->coll_ctx(), c->local->tasks.data(),
-                                             context().grid_extents(), context().grid_has_t(),
-                                             context().grid_coords());
+  const bool torus_grid =
+      !c->remote && !context().grid_extents().empty() &&
+      c->coll_grid.build(c->rank, c->size, c->coll_ctx(), c->local->tasks.data(), context().grid_extents(),
+                         context().grid_has_t(), context().grid_coords());
   const bool shm_slot = one_node && !c->remote && coll::shm_slot_usable(c->coll_ctx(), c->size);
   c->coll_slots.clear();
   if (shm_slot && c->size > 1)

@@ -197,7 +197,8 @@ Task allreduce_colours(Sched &s, Args a, int colours) {
         if (j >= k - 1) continue;
         const int sb = (pos - j + k) % k, rb = (pos - j - 1 + 2 * k) % k;
         Sched::SubTeam line(s, g.line[d]);
-        s.irecv((pos - 1 + k) % k, buf + first(c, i, rb) * ext, (first(c, i, rb + 1) - first(c, i, rb)) * ext);
+        s.irecv((pos - 1 + k) % k, buf + first(c, i, rb) * ext,
+                (first(c, i, rb + 1) - first(c, i, rb)) * ext);
         s.isend((pos + 1) % k, buf + first(c, i, sb) * ext, (first(c, i, sb + 1) - first(c, i, sb)) * ext);
       }
       if (int e = co_await s.wait()) co_return e;

@@ -9,9 +9,9 @@
 #include <string.h>
 
 /* Whether the "shm" algorithms have no areas to run in on MPI_COMM_WORLD: PAMIR_DEVICE=ofi (or torus)
- * reaches every peer through libfabric (or the torus engine), or the ranks are on several nodes (a job of one rank has no peer to
- * reach, and its "shm" algorithms have nothing to do). Collective at its first call: every rank makes
- * that call at the same point of the test. */
+ * reaches every peer through libfabric (or the torus engine), or the ranks are on several nodes (a job of one
+ * rank has no peer to reach, and its "shm" algorithms have nothing to do). Collective at its first call:
+ * every rank makes that call at the same point of the test. */
 static inline int coll_no_shm_device(void) {
   static int known = -1;
   if (known >= 0) return known;

@@ -25,10 +25,10 @@ static int rank, size;
 
 /* The algorithms of each collective, as pamir_info lists them. */
 static const char *const kBarrier[] = {"dissemination", "tree", "shm", "hierarchical", NULL};
-static const char *const kBcast[] = {"binomial", "scatter_allgather", "chain",         "shm",
-                                     "hierarchical", "torus",           "torus_colours", NULL};
+static const char *const kBcast[] = {"binomial", "scatter_allgather", "chain", "shm", "hierarchical",
+                                     "torus",    "torus_colours",     NULL};
 static const char *const kReduce[] = {"binomial", "linear", "shm", "cma", "cma_root", "torus", NULL};
-static const char *const kAllreduce[] = {"recursive_doubling", "ring", "reduce_bcast", "shm", "cma",
+static const char *const kAllreduce[] = {"recursive_doubling", "ring",  "reduce_bcast",  "shm", "cma",
                                          "hierarchical",       "torus", "torus_colours", NULL};
 static const char *const kGather[] = {"binomial", "linear", NULL};
 static const char *const kScatter[] = {"binomial", "linear", NULL};
