@@ -353,6 +353,7 @@ constexpr const char *script_variables[] = {
     "PAMIR_PHASE_TIMEOUT",
     "PAMIR_TEST_QUICK",
     "PAMIR_TEST_KEEP",
+    "PAMIR_TEST_CASES",
     "PAMIR_FUZZ_SECONDS",
     "PAMIR_FUZZ_SEED",
     "PAMIR_FUZZ_CXX",

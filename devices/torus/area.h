@@ -128,6 +128,10 @@ struct alignas(64) RankBlock {
   std::atomic<uint32_t> state;                // kRankAbsent, kRankAttached, kRankDetached
   std::atomic<uint64_t> descriptors_written;  // the device's count (report: zero on a replay)
   char lost_what[192];           // engine: the first lost packet's source and link, for the rank's error
+  // engine: transfers on this rank's counters that a fault failed (-ENOLINK), and the first one's
+  // link, for the rank's error
+  std::atomic<uint32_t> failed;
+  char failed_what[188];
   std::atomic<uint64_t> zeroed;  // engine: counters of this rank that reached zero (a sleeper's check)
   Counter counters[kCounters];
   BaseEntry bases[kBases];

@@ -170,6 +170,20 @@ void Engine::set_faults(const std::vector<LinkFault> &faults) {
 // waits for it learns so with the link's name, never by waiting forever. A memory-FIFO packet's
 // destination ends the job (its message is gone); a transfer's counters get -ENOLINK, as they would
 // if the bytes had landed, so the operation completes with an error.
+namespace {
+
+// The first transfer a fault failed on `rank`'s counters, named with its link for the rank's error.
+void note_failure(void *area, uint32_t rank, const char *kind, uint32_t from, uint32_t to, const std::string &where) {
+  RankBlock *b = rank_block(area, rank);
+  if (b->failed.load(std::memory_order_relaxed) == 0)
+    std::snprintf(b->failed_what, sizeof b->failed_what,
+                  "a %s from rank %u to rank %u was dropped on link %s (PAMIR_TORUS_FAULT): its transfer failed",
+                  kind, from, to, where.c_str());
+  b->failed.fetch_add(1, std::memory_order_release);
+}
+
+}  // namespace
+
 void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int dir) {
   auto *e = static_cast<Engine *>(self);
   const Info info = e->infos_[p.id];
@@ -198,18 +212,23 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
       break;
     }
     case kCounter:
+      note_failure(e->area_, d.dest, kinds[info.kind], info.from, info.to, where);
       e->take_bytes(d.dest, d.remote_counter, d.length, -ENOLINK, info.vt);
       break;
     case kRequest: {
       // No data will come: the origin's counter gets all of it, failed, and the data packets are done.
+      note_failure(e->area_, info.origin, kinds[info.kind], info.from, info.to, where);
       e->take_bytes(info.origin, d.local_counter, d.length, -ENOLINK, info.vt);
       for (uint32_t n = data_packets(d.length); n-- > 0;) e->finish_packet(info.origin, info.slot);
       break;
     }
     case kData:
+      note_failure(e->area_, info.origin, kinds[info.kind], info.from, info.to, where);
       e->take_bytes(info.origin, d.local_counter, info.bytes, -ENOLINK, info.vt);
-      if (d.intent == Intent::direct_put)
+      if (d.intent == Intent::direct_put) {
+        note_failure(e->area_, d.dest, kinds[info.kind], info.from, info.to, where);
         e->take_bytes(d.dest, d.remote_counter, info.bytes, -ENOLINK, info.vt);
+      }
       break;
   }
   e->finish_packet(info.origin, info.slot);
@@ -268,9 +287,17 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
       }
       break;
     }
-    case kCounter:
+    case kCounter: {
+      // An acknowledgment of a transfer a fault failed passes the link's name on with its status.
+      RankBlock *from = rank_block(area_, info.origin), *to = rank_block(area_, d.dest);
+      if (d.status == -ENOLINK && from->failed.load(std::memory_order_acquire) > 0 &&
+          to->failed.load(std::memory_order_relaxed) == 0) {
+        std::memcpy(to->failed_what, from->failed_what, sizeof to->failed_what);
+        to->failed.fetch_add(1, std::memory_order_release);
+      }
       take_bytes(d.dest, d.remote_counter, d.length, d.status, info.vt);
       break;
+    }
     case kRequest:
       // The owner's unit answers with the data, once the request is there and its link is free.
       send_data(info.origin, info.slot, d.dest, info.origin, info.vt);

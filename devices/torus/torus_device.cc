@@ -450,6 +450,13 @@ int64_t TorusDevice::ack_status(uint64_t ref) const noexcept {
 }
 
 void TorusDevice::ack_free(uint64_t ref) noexcept {
+  // A transfer a fault failed: the operation's error says ENOLINK, and this names the link, once.
+  if (me_->counters[ref - 1].status.load(std::memory_order_relaxed) == -ENOLINK && !failure_named_ &&
+      me_->failed.load(std::memory_order_acquire) > 0) {
+    failure_named_ = true;
+    me_->failed_what[sizeof me_->failed_what - 1] = '\0';
+    std::fprintf(stderr, "Pamir: rank %u: torus device: %s\n", self_, me_->failed_what);
+  }
   // An owner frees a counter once it has found it at zero: its last bytes' arrival is seen.
   seen(me_->counters[ref - 1].vt_ns.load(std::memory_order_relaxed));
   for (uint32_t b : exposed_[ref - 1]) base_free(b);

@@ -134,6 +134,7 @@ class TorusDevice final : public Device {
   uint32_t self_ = 0, ntasks_ = 0;
   uint64_t tail_ = 0;  // inj_tail as this rank has written it (slots up to it may be unpublished)
   uint64_t published_ = 0;
+  bool failure_named_ = false;  // a failed transfer's link has been printed
   uint64_t descriptors_written_ = 0;
   // The timing model's: the latest arrival this rank has seen (a packet taken, a counter found at
   // zero), which every descriptor it writes carries.

@@ -365,6 +365,13 @@ TEST(TorusFaults, DroppedPacketsFailTheirOperationsWithoutAHang) {
   EXPECT_EQ(a.rank(0)->counters[0].value.load(), 0);
   EXPECT_EQ(a.rank(1)->counters[2].status.load(), -ENOLINK);
   EXPECT_EQ(a.rank(1)->counters[2].value.load(), 0);
+  // Each rank whose counters failed has the first failure's link, for its error.
+  EXPECT_GT(a.rank(0)->failed.load(), 0u);
+  EXPECT_NE(std::string(a.rank(0)->failed_what).find("from rank 0 to rank 1 was dropped on link (0) A+"),
+            std::string::npos)
+      << a.rank(0)->failed_what;
+  EXPECT_NE(std::string(a.rank(1)->failed_what).find("dropped on link (0) A+"), std::string::npos)
+      << a.rank(1)->failed_what;
   EXPECT_EQ(a.rank(0)->inj_done.load(), 2u);
   EXPECT_EQ(a.rank(1)->inj_done.load(), 1u);
   EXPECT_EQ(e.stats().dropped, 1u + 3u + 3u);
@@ -390,6 +397,9 @@ TEST(TorusFaults, ADroppedGetRequestFailsTheGet) {
   EXPECT_EQ(a.rank(0)->counters[0].status.load(), -ENOLINK);
   EXPECT_EQ(a.rank(0)->counters[0].value.load(), 0);
   EXPECT_EQ(a.rank(0)->inj_done.load(), 1u);
+  EXPECT_NE(std::string(a.rank(0)->failed_what).find("a remote-get request from rank 0 to rank 1 was dropped"),
+            std::string::npos)
+      << a.rank(0)->failed_what;
 }
 
 TEST(TorusFaults, BadFaultTextNamesTheSetting) {
