@@ -553,6 +553,13 @@ void TorusDevice::shutdown() noexcept {
   publish();
   me_->state.store(torus::kRankDetached, std::memory_order_release);
   (void)header_->bell.ring();
+  // Rank 0 started the engine: it waits (bounded) for it to write the report and remove the area, so
+  // a launcher that ends the job's processes with its ranks (Slurm's step) cannot cut that short.
+  if (self_ == 0 && engine_pidfd_ >= 0) {
+    struct pollfd p = {engine_pidfd_, POLLIN, 0};
+    while (::poll(&p, 1, kEngineExitWaitMs) < 0 && errno == EINTR) {
+    }
+  }
 }
 
 }  // namespace pamir::dev

@@ -147,6 +147,7 @@ class TorusDevice final : public Device {
   std::deque<torus::ReceptionSlot> overflow_;
   bool fail_reads_ = false;
   int engine_pidfd_ = -1;
+  static constexpr int kEngineExitWaitMs = 30000;  // rank 0 at shutdown (the rest of the job detaching)
   pid_t engine_pid_ = 0;
   Sink sink_;
   std::function<void(const std::string &)> fatal_;

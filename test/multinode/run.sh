@@ -17,7 +17,9 @@
 # hosts' veth (pmn0) and PAMIR_OFI_PROVIDER='tcp;ofi_rxm'. Each must exit 0 within
 # PAMIR_MULTINODE_TIMEOUT seconds (default 120), with PAMIR_STATS showing sends over both devices
 # (shm inside a host, ofi between hosts); then the first one under PAMIR_DEVICE=shm must be refused
-# at MPI_Init with a message naming a rank on the other host.
+# at MPI_Init with a message naming a rank on the other host; under PAMIR_DEVICE=torus it must run on one
+# host (srun -N 1 -n 4: rank 0 starts the engine, the report is written, no engine is left) and be
+# refused across two.
 # Conditions for _mn_wait are single-quoted on purpose (they expand in `bash -c`); finish and
 # on_signal are reached through traps.
 # shellcheck disable=SC2016,SC2317
@@ -337,6 +339,35 @@ if [[ -n $PREFIX ]]; then
                 pass "pamir PAMIR_DEVICE=shm across hosts: MPI_Init refuses, naming a remote rank" "$t"
             else
                 fail "pamir PAMIR_DEVICE=shm across hosts: no message naming a remote rank" "$t" "$(tail -n 10 "$out")"
+            fi
+        fi
+        # The torus under Slurm (issue 20): rank 0 starts the engine itself, with no mpirun beside the
+        # ranks, and waits for it in MPI_Finalize, so the report is written before the step ends and
+        # nothing is left; across hosts the torus is refused, naming why.
+        t=$EPOCHREALTIME
+        out=$LOGDIR/pamir-torus.out
+        report=$MN_RUN/shared/torus.json
+        if [[ ${#PROGRAMS[@]} -gt 0 && -x $exe ]]; then
+            rm -f "$report"
+            # (--overcommit: an emulated host has two CPUs)
+            if ! pamir_srun "$out" PAMIR_DEVICE=torus PAMIR_TORUS_DIMS=2x2 PAMIR_TORUS_REPORT="$report" -- \
+                -N 1 -n 4 --overcommit "$exe"; then
+                fail "pamir torus under srun -N 1 -n 4: srun failed" "$t" "$(tail -n 10 "$out")"
+            elif ! python3 -c 'import json, sys; assert len(json.load(open(sys.argv[1]))["ranks"]) == 4' \
+                "$report" 2>/dev/null; then
+                fail "pamir torus under srun -N 1 -n 4: no report of 4 ranks at $report" "$t" "$(tail -n 10 "$out")"
+            elif [[ -n $(procs_named pamir_torus_eng) ]]; then
+                fail "pamir torus under srun -N 1 -n 4: an engine was left: $(procs_named pamir_torus_eng)" "$t" ""
+            else
+                pass "pamir torus under srun -N 1 -n 4 --mpi=pmix: $(grep -m1 'checks passed' "$out"), report of 4 ranks, no engine left" "$t"
+            fi
+            t=$EPOCHREALTIME
+            if pamir_srun "$out" PAMIR_DEVICE=torus -- -N 2 -n 4 "$exe"; then
+                fail "pamir PAMIR_DEVICE=torus across hosts: the job ran" "$t" "$(tail -n 10 "$out")"
+            elif grep -q 'the engine emulates the whole torus on one node, but this job has 2 ranks on other nodes' "$out"; then
+                pass "pamir PAMIR_DEVICE=torus across hosts: MPI_Init refuses, naming the ranks elsewhere" "$t"
+            else
+                fail "pamir PAMIR_DEVICE=torus across hosts: no message saying why" "$t" "$(tail -n 10 "$out")"
             fi
         fi
         # One job, two send tables: rank 0's messages to its host's peer follow shm's table, those to
