@@ -159,20 +159,29 @@ Task allreduce_colours(Sched &s, Args a, int colours) {
     const int k = g.extent[order[c].dim[i]];
     return lo[c][i] + block_start(hi[c][i] - lo[c][i], k, b);
   };
+  auto bytes = [&](int c, int i, int b) { return (first(c, i, b + 1) - first(c, i, b)) * ext; };
+  auto steps = [&](int i) {
+    int n = 0;
+    for (int c = 0; c < colours; ++c) n = std::max(n, g.extent[order[c].dim[i]] - 1);
+    return n;
+  };
+  // Step j of every colour's ring in phase i, posted together: block pos-j-lag to the right, block
+  // pos-j-lag-1 from the left (into the colour's receive area, or in place).
+  auto post = [&](int i, int j, int lag, bool into_tmp) {
+    for (int c = 0; c < colours; ++c) {
+      const int d = order[c].dim[i], k = g.extent[d], pos = g.line[d].rank;
+      if (j >= k - 1) continue;
+      const int sb = (pos - j - lag + 2 * k) % k, rb = (sb - 1 + k) % k;
+      Sched::SubTeam line(s, g.line[d]);
+      s.irecv((pos - 1 + k) % k, into_tmp ? tmp + tmp_at[c] : buf + first(c, i, rb) * ext, bytes(c, i, rb));
+      s.isend((pos + 1) % k, buf + first(c, i, sb) * ext, bytes(c, i, sb));
+    }
+  };
+  // Ring reduce-scatters: in step j, pass on block pos-j-1 and add the left neighbour's block pos-j-2,
+  // so that after k-1 steps this rank holds block pos reduced over the line.
   for (int i = 0; i < phases; ++i) {
-    int steps = 0;
-    for (int c = 0; c < colours; ++c) steps = std::max(steps, g.extent[order[c].dim[i]] - 1);
-    // Ring reduce-scatter: in step j, pass on block pos-j-1 and add the left neighbour's block pos-j-2,
-    // so that after k-1 steps this rank holds block pos reduced over the line.
-    for (int j = 0; j < steps; ++j) {
-      for (int c = 0; c < colours; ++c) {
-        const int d = order[c].dim[i], k = g.extent[d], pos = g.line[d].rank;
-        if (j >= k - 1) continue;
-        const int sb = (pos - j - 1 + 2 * k) % k, rb = (pos - j - 2 + 2 * k) % k;
-        Sched::SubTeam line(s, g.line[d]);
-        s.irecv((pos - 1 + k) % k, tmp + tmp_at[c], (first(c, i, rb + 1) - first(c, i, rb)) * ext);
-        s.isend((pos + 1) % k, buf + first(c, i, sb) * ext, (first(c, i, sb + 1) - first(c, i, sb)) * ext);
-      }
+    for (int j = 0; j < steps(i); ++j) {
+      post(i, j, 1, true);
       if (int e = co_await s.wait()) co_return e;
       for (int c = 0; c < colours; ++c) {
         const int d = order[c].dim[i], k = g.extent[d], pos = g.line[d].rank;
@@ -188,22 +197,11 @@ Task allreduce_colours(Sched &s, Args a, int colours) {
     }
   }
   // Ring allgathers in reverse: in step j, pass on block pos-j and take block pos-j-1 from the left.
-  for (int i = phases - 1; i >= 0; --i) {
-    int steps = 0;
-    for (int c = 0; c < colours; ++c) steps = std::max(steps, g.extent[order[c].dim[i]] - 1);
-    for (int j = 0; j < steps; ++j) {
-      for (int c = 0; c < colours; ++c) {
-        const int d = order[c].dim[i], k = g.extent[d], pos = g.line[d].rank;
-        if (j >= k - 1) continue;
-        const int sb = (pos - j + k) % k, rb = (pos - j - 1 + 2 * k) % k;
-        Sched::SubTeam line(s, g.line[d]);
-        s.irecv((pos - 1 + k) % k, buf + first(c, i, rb) * ext,
-                (first(c, i, rb + 1) - first(c, i, rb)) * ext);
-        s.isend((pos + 1) % k, buf + first(c, i, sb) * ext, (first(c, i, sb + 1) - first(c, i, sb)) * ext);
-      }
+  for (int i = phases - 1; i >= 0; --i)
+    for (int j = 0; j < steps(i); ++j) {
+      post(i, j, 0, false);
       if (int e = co_await s.wait()) co_return e;
     }
-  }
   co_return 0;
 }
 
