@@ -42,21 +42,28 @@ Network::Network(const Geometry &g, int depth, int channels)
               neighbour_[v][size_t(d) * 2 + (dir > 0)];
   // Each node's sources in a fixed order: its injection FIFO, then each incoming link's channels.
   sources_per_node_ = 1 + size_t(g.ndims()) * 2 * size_t(channels_);
+  static_assert(1 + kMaxDims * 2 * 2 <= 32, "a node's sources fit busy_sources_'s bits");
   sources_.reserve(size_t(n) * sources_per_node_);
+  buffer_source_.assign(buffers_.size(), 0);
   for (uint32_t v = 0; v < n; ++v) {
     sources_.push_back(&injection_[v]);
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1}) {
         const uint32_t from = neighbour_[v][size_t(d) * 2 + (dir < 0)];  // whose link `dir` ends here
-        for (int vc = 0; vc < channels_; ++vc)
-          sources_.push_back(&buffers_[link(from, d, dir) * size_t(channels_) + size_t(vc)]);
+        for (int vc = 0; vc < channels_; ++vc) {
+          const size_t b = link(from, d, dir) * size_t(channels_) + size_t(vc);
+          buffer_source_[b] = uint8_t(sources_.size() - size_t(v) * sources_per_node_);
+          sources_.push_back(&buffers_[b]);
+        }
       }
   }
+  busy_sources_.assign(n, 0);
 }
 
 void Network::inject(const Packet &p) {
   injection_[p.src].push_back(p);
   ++queued_[p.src];
+  busy_sources_[p.src] |= 1u;
   ++in_flight_;
 }
 
@@ -137,49 +144,54 @@ int Network::cycle() {
   const size_t first = cycles_ % per;
   for (uint32_t v = 0; v < n; ++v) {
     if (queued_[v] == 0) continue;
-    // This node's sources in their fixed order, rotated by the cycle so that none starves.
+    // This node's sources that hold packets, in their fixed order rotated by the cycle so that none
+    // starves: the bits from `first` up, then those below it.
     std::deque<Packet> *const *sources = &sources_[size_t(v) * per];
-    for (size_t s = 0, i = first; s < per; ++s, i = i + 1 == per ? 0 : i + 1) {
-      std::deque<Packet> *q = sources[i];
-      if (q->empty()) continue;
-      Packet p = q->front();
-      const int8_t dim_before = p.dim;
-      const bool rerouted_before = p.rerouted;
-      const Next next = next_hop(p, v);
-      if (next == kArrived) {
-        if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
-        moves_.push_back(Move{q, p, nullptr, 0, v, 0, false});
-        continue;
-      }
-      if (next == kStuck) {  // every way on is down: it leaves the network here
-        moves_.push_back(Move{q, p, nullptr, link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1), v, 0, true});
-        continue;
-      }
-      const size_t l = link(v, p.dim, p.dir);
-      if (link_used_[l] == stamp) continue;
-      if (faults_ && drops(l)) {  // it crosses the link and is lost
+    const uint32_t busy = busy_sources_[v];
+    for (uint32_t part : {busy & ~((1u << first) - 1), busy & ((1u << first) - 1)})
+      for (; part; part &= part - 1) {
+        const size_t i = size_t(__builtin_ctz(part));
+        std::deque<Packet> *q = sources[i];
+        Packet p = q->front();
+        const int8_t dim_before = p.dim;
+        const bool rerouted_before = p.rerouted;
+        const Next next = next_hop(p, v);
+        if (next == kArrived) {
+          if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
+          moves_.push_back(Move{q, p, nullptr, 0, v, 0, false, uint8_t(i)});
+          continue;
+        }
+        if (next == kStuck) {  // every way on is down: it leaves the network here
+          moves_.push_back(
+              Move{q, p, nullptr, link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1), v, 0, true, uint8_t(i)});
+          continue;
+        }
+        const size_t l = link(v, p.dim, p.dir);
+        if (link_used_[l] == stamp) continue;
+        if (faults_ && drops(l)) {  // it crosses the link and is lost
+          link_used_[l] = stamp;
+          moves_.push_back(Move{q, p, nullptr, l, v, 0, true, uint8_t(i)});
+          ++dropped_[l];
+          continue;
+        }
+        const int k = g_.size(p.dim), a = node_coords_[v].at[size_t(p.dim)];
+        const bool dateline = (p.dir > 0 && a == k - 1) || (p.dir < 0 && a == 0);
+        uint8_t vc = p.dim == dim_before ? p.vc : 0;
+        if (dateline && channels_ > 1) vc = 1;
+        const size_t b = l * size_t(channels_) + vc;
+        // No credit: it waits. (A link carries one packet a cycle, so nothing else joins b this cycle.)
+        if (int(buffers_[b].size()) >= depth_) continue;
         link_used_[l] = stamp;
-        moves_.push_back(Move{q, p, nullptr, l, v, 0, true});
-        ++dropped_[l];
-        continue;
+        p.vc = vc;
+        ++p.hops;
+        if (p.rerouted && !rerouted_before) ++rerouted_;
+        moves_.push_back(Move{q, p, &buffers_[b], l, v, b, false, uint8_t(i)});
       }
-      const int k = g_.size(p.dim), a = node_coords_[v].at[size_t(p.dim)];
-      const bool dateline = (p.dir > 0 && a == k - 1) || (p.dir < 0 && a == 0);
-      uint8_t vc = p.dim == dim_before ? p.vc : 0;
-      if (dateline && channels_ > 1) vc = 1;
-      const size_t b = l * size_t(channels_) + vc;
-      // No credit: it waits. (A link carries one packet a cycle, so nothing else joins b this cycle.)
-      if (int(buffers_[b].size()) >= depth_) continue;
-      link_used_[l] = stamp;
-      p.vc = vc;
-      ++p.hops;
-      if (p.rerouted && !rerouted_before) ++rerouted_;
-      moves_.push_back(Move{q, p, &buffers_[b], l, v, b, false});
-    }
   }
   for (Move &m : moves_) {
     m.from->pop_front();
     --queued_[m.at];
+    if (m.from->empty()) busy_sources_[m.at] &= ~(1u << m.source);
     if (m.dropped) {
       --in_flight_;
       if (drop_) {
@@ -195,6 +207,7 @@ int Network::cycle() {
     }
     m.to->push_back(m.p);
     ++queued_[buffer_node_[m.to_buffer]];
+    busy_sources_[buffer_node_[m.to_buffer]] |= 1u << buffer_source_[m.to_buffer];
     peak_depth_ = std::max(peak_depth_, int(m.to->size()));
     ++hops_;
     if (m.p.control) {

@@ -113,6 +113,7 @@ class Network {
     uint32_t at;  // the node it leaves from (or arrives at)
     size_t to_buffer;
     bool dropped;
+    uint8_t source;  // its place among the node's sources
   };
   std::vector<Move> moves_;
   // The cycle (its low 32 bits, plus one) in which each link last carried a packet: reset by the count.
@@ -121,8 +122,11 @@ class Network {
   // the nodes with none.
   std::vector<uint32_t> queued_;
   std::vector<uint32_t> buffer_node_;          // the node each buffer is at
+  std::vector<uint8_t> buffer_source_;         // and its place among that node's sources
   std::vector<std::deque<Packet> *> sources_;  // [node * sources_per_node_ + i]
   size_t sources_per_node_ = 0;
+  // Per node, a bit per source that holds packets: a cycle visits those alone (at most 1 + 5 * 2 * 2).
+  std::vector<uint32_t> busy_sources_;
 
   size_t link(uint32_t node, int dim, int dir) const {
     return (size_t(node) * kMaxDims + size_t(dim)) * 2 + (dir > 0);
