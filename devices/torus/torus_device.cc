@@ -236,7 +236,7 @@ bool TorusDevice::try_send(uint32_t task, uint16_t dispatch, const void *hdr, ui
   if (!s) [[unlikely]]
     return false;
   uint8_t *look = me_->lookaside[tail_ % kInjectionSlots];
-  std::memcpy(look, hdr, hdr_len);
+  if (hdr_len) std::memcpy(look, hdr, hdr_len);
   if (payload_len) std::memcpy(look + hdr_len, payload, payload_len);
   push_fifo(s, task, dispatch, hdr_len, payload_len);
   return true;
@@ -248,7 +248,7 @@ bool TorusDevice::try_send_fill(uint32_t task, uint16_t dispatch, const void *hd
   if (!s) [[unlikely]]
     return false;
   uint8_t *look = me_->lookaside[tail_ % kInjectionSlots];
-  std::memcpy(look, hdr, hdr_len);
+  if (hdr_len) std::memcpy(look, hdr, hdr_len);
   fill.fn(fill.arg, look + hdr_len, payload_len);
   push_fifo(s, task, dispatch, hdr_len, payload_len);
   return true;
@@ -497,7 +497,7 @@ bool TorusDevice::pattern_add(uint32_t id, uint32_t task, uint16_t dispatch, con
   uint32_t &i = pattern_added_[id - 1];
   if (i >= f.size || hdr_len > torus::kPatternHeader || hdr_len + payload_len > torus::kPacketPayload)
     return false;
-  std::memcpy(f.headers[i], hdr, hdr_len);
+  if (hdr_len) std::memcpy(f.headers[i], hdr, hdr_len);
   f.slots[i] = Descriptor{.intent = Intent::memory_fifo,
                           .dispatch = dispatch,
                           .dest = task,
