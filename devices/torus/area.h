@@ -127,7 +127,7 @@ struct alignas(64) RankBlock {
   alignas(64) std::atomic<int32_t> pid;       // set once the rank has let the engine read its memory
   std::atomic<uint32_t> state;                // kRankAbsent, kRankAttached, kRankDetached
   std::atomic<uint64_t> descriptors_written;  // the device's count (report: zero on a replay)
-  char lost_what[192];           // engine: the first lost packet's source and link, for the rank's error
+  char lost_what[192];  // engine: the first lost packet's source and link, for the rank's error
   // engine: transfers on this rank's counters that a fault failed (-ENOLINK), and the first one's
   // link, for the rank's error
   std::atomic<uint32_t> failed;

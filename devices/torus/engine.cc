@@ -173,12 +173,14 @@ void Engine::set_faults(const std::vector<LinkFault> &faults) {
 namespace {
 
 // The first transfer a fault failed on `rank`'s counters, named with its link for the rank's error.
-void note_failure(void *area, uint32_t rank, const char *kind, uint32_t from, uint32_t to, const std::string &where) {
+void note_failure(void *area, uint32_t rank, const char *kind, uint32_t from, uint32_t to,
+                  const std::string &where) {
   RankBlock *b = rank_block(area, rank);
   if (b->failed.load(std::memory_order_relaxed) == 0)
-    std::snprintf(b->failed_what, sizeof b->failed_what,
-                  "a %s from rank %u to rank %u was dropped on link %s (PAMIR_TORUS_FAULT): its transfer failed",
-                  kind, from, to, where.c_str());
+    std::snprintf(
+        b->failed_what, sizeof b->failed_what,
+        "a %s from rank %u to rank %u was dropped on link %s (PAMIR_TORUS_FAULT): its transfer failed", kind,
+        from, to, where.c_str());
   b->failed.fetch_add(1, std::memory_order_release);
 }
 

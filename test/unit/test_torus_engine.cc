@@ -397,8 +397,9 @@ TEST(TorusFaults, ADroppedGetRequestFailsTheGet) {
   EXPECT_EQ(a.rank(0)->counters[0].status.load(), -ENOLINK);
   EXPECT_EQ(a.rank(0)->counters[0].value.load(), 0);
   EXPECT_EQ(a.rank(0)->inj_done.load(), 1u);
-  EXPECT_NE(std::string(a.rank(0)->failed_what).find("a remote-get request from rank 0 to rank 1 was dropped"),
-            std::string::npos)
+  EXPECT_NE(
+      std::string(a.rank(0)->failed_what).find("a remote-get request from rank 0 to rank 1 was dropped"),
+      std::string::npos)
       << a.rank(0)->failed_what;
 }
 
