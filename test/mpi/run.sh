@@ -58,6 +58,12 @@ for src in "$here"/*.c; do
 done
 
 # run NAME EXPECTED_EXIT NP [ENV=VALUE ...] -- PROGRAM ARGS: runs under mpirun, keeps stdout/stderr.
+# PAMIR_TEST_CASES: only the cases whose names match it (an extended regular expression) run; the rest
+# are left out, uncounted.
+wanted() {
+  [ -z "${PAMIR_TEST_CASES:-}" ] || [[ $1 =~ $PAMIR_TEST_CASES ]]
+}
+
 run() {
   local name=$1 expect=$2 np=$3
   shift 3
@@ -66,9 +72,7 @@ run() {
   shift
   local prog=$1
   shift
-  # PAMIR_TEST_CASES: only the cases whose names match it (an extended regular expression) run; the
-  # rest are left out, uncounted.
-  if [ -n "${PAMIR_TEST_CASES:-}" ] && ! [[ $name =~ $PAMIR_TEST_CASES ]]; then return 1; fi
+  wanted "$name" || return 1
   if [ ! -x "$work/$prog" ]; then fail "$name" "program $prog was not built"; return 1; fi
   local start end rc
   start=$(date +%s.%N)
@@ -526,6 +530,7 @@ printf '%s\n' '#include <mpi.h>' '#include <cstdio>' 'int main(int argc, char **
   '  std::printf("c++ rank %d\n", r); MPI_Finalize(); return 0; }' >"$work/wrapped.cc"
 for w in mpic++ mpiCC; do
   name="wrapper.$w"
+  wanted "$name" || continue
   if ! "$prefix/bin/$w" -o "$work/$name" "$work/wrapped.cc" 2>"$work/$name.build"; then
     fail "$name" "$(head -5 "$work/$name.build" | tr '\n' ' ')"
   elif run "$name" 0 2 -- "$name" && [ "$(grep -c '^c++ rank [01]$' "$work/$name.out")" = 2 ]; then
