@@ -1,5 +1,6 @@
 #include "pami/context.h"
 
+#include <dlfcn.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,6 +187,25 @@ int Context::open_shm(std::string &why) {
   return 0;
 }
 
+namespace {
+
+// The engine beside the library that holds this code (its ../bin), so that a prefix copied elsewhere
+// (a host that sees the libraries at another path) finds its own; else where the build installed it.
+std::string torus_engine_path() {
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&torus_engine_path), &info) != 0 && info.dli_fname) {
+    const std::string lib = info.dli_fname;
+    const size_t slash = lib.rfind('/');
+    if (slash != std::string::npos) {
+      const std::string beside = lib.substr(0, slash) + "/../bin/pamir_torus_engine";
+      if (::access(beside.c_str(), X_OK) == 0) return beside;
+    }
+  }
+  return std::string(PAMIR_BINDIR) + "/pamir_torus_engine";
+}
+
+}  // namespace
+
 int Context::open_torus(std::string &why) {
   if (boot_.local_size() != ntasks_) {
     why = "PAMIR_DEVICE=torus: the engine emulates the whole torus on one node, but this job has " +
@@ -212,7 +232,7 @@ int Context::open_torus(std::string &why) {
   }
   p.link_mbps = uint32_t(config::torus_link_mbps.number);
   p.hop_ns = uint32_t(config::torus_hop_ns.number);
-  p.engine = std::string(PAMIR_BINDIR) + "/pamir_torus_engine";
+  p.engine = torus_engine_path();
   p.barrier = [this]() { return boot_.fence(false); };
   p.sink = dev::Sink{&Context::deliver, this, &Context::read_done};
   p.fatal = device_fatal("torus device");

@@ -34,7 +34,7 @@ constexpr unsigned kEngineCheckUs = 100 * 1000;
 // Starts the engine as a grandchild that nobody waits for (reaped by the launcher, a subreaper, or
 // init): the ranks' sibling, not a child whose end rank 0 would have to collect. It keeps rank 0's
 // process group, so a launcher that ends the job ends it too. Returns 0 or -errno.
-int spawn_engine(const std::string &program, const std::string &path) {
+int spawn_engine(const std::string &program, const std::string &path, torus::AreaHeader *h) {
   const pid_t child = ::fork();
   if (child < 0) return -errno;
   if (child == 0) {
@@ -47,8 +47,9 @@ int spawn_engine(const std::string &program, const std::string &path) {
     for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
     (void)::sched_setaffinity(0, sizeof all, &all);
     ::execl(program.c_str(), "pamir_torus_engine", path.c_str(), static_cast<char *>(nullptr));
-    std::fprintf(stderr, "Pamir: cannot start the torus engine %s: %s\n", program.c_str(),
-                 std::strerror(errno));
+    // The area is shared: every rank waiting for the engine learns why at once.
+    std::snprintf(h->failure, sizeof h->failure, "cannot run %s: %s", program.c_str(), std::strerror(errno));
+    h->engine_state.store(torus::kEngineFailed, std::memory_order_release);
     ::_exit(127);
   }
   int status = 0;
@@ -128,7 +129,7 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
     h->hop_ns = p.hop_ns;
     std::atomic_thread_fence(std::memory_order_release);
     h->magic = torus::kAreaMagic;
-    if (const int rc = spawn_engine(p.engine, p.path); rc != 0) {
+    if (const int rc = spawn_engine(p.engine, p.path, h); rc != 0) {
       why = "cannot start the torus engine: " + std::string(std::strerror(-rc));
       ::unlink(p.path.c_str());
       return nullptr;
@@ -152,11 +153,13 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
     if (state == torus::kEngineFailed) {
       d->header_->failure[sizeof d->header_->failure - 1] = '\0';
       why = std::string("the torus engine failed: ") + d->header_->failure;
+      if (d->self_ == 0) ::unlink(p.path.c_str());  // no engine will remove it
       return nullptr;
     }
     if (waited >= kEngineStartSeconds * 1000000u) {
       why = "the torus engine (" + p.engine + ") did not start within " +
             std::to_string(kEngineStartSeconds) + " s";
+      if (d->self_ == 0) ::unlink(p.path.c_str());
       return nullptr;
     }
     sleep_us(1000);

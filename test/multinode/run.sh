@@ -289,9 +289,11 @@ if [[ -n $PREFIX ]]; then
     if [[ -x $PREFIX/bin/mpicc && ${PAMIR_MULTINODE_PAMIR:-0} == 1 ]]; then
         # Each host has a /tmp of its own, so a prefix under /tmp (a CI clone's) is not there: the
         # libraries go where every host sees them, ahead of the programs' runpath.
+        # The torus engine goes beside them (the library looks for it in its ../bin first).
         PAMIR_LIB=$MN_RUN/pamir-lib
-        mkdir -p "$PAMIR_LIB" "$MN_RUN/shared"
+        mkdir -p "$PAMIR_LIB" "$MN_RUN/shared" "$MN_RUN/bin"
         cp -a "$PREFIX/lib/." "$PAMIR_LIB/"
+        cp -a "$PREFIX/bin/pamir_torus_engine" "$MN_RUN/bin/"
         for src in "${PROGRAMS[@]}"; do
             t=$EPOCHREALTIME
             name=$(basename "${src%.*}")

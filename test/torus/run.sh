@@ -38,6 +38,11 @@ for src in $(for name in $programs; do echo "$mpi/$name.c"; done) "$here"/*.c; d
 done
 
 # run NAME EXPECTED_EXIT NP [ENV=VALUE ...] [-- MPIRUN_OPTION ...] -- PROGRAM ARGS
+# PAMIR_TEST_CASES: only the cases whose names match it (an extended regular expression) run.
+wanted() {
+  [ -z "${PAMIR_TEST_CASES:-}" ] || [[ $1 =~ $PAMIR_TEST_CASES ]]
+}
+
 run() {
   local name=$1 expect=$2 np=$3
   shift 3
@@ -47,8 +52,7 @@ run() {
   if [ "${1:-}" = "--torus" ]; then opts=("$1" "$2"); shift 2; fi
   local prog=$1
   shift
-  # PAMIR_TEST_CASES: only the cases whose names match it (an extended regular expression) run.
-  if [ -n "${PAMIR_TEST_CASES:-}" ] && ! [[ $name =~ $PAMIR_TEST_CASES ]]; then return 1; fi
+  wanted "$name" || return 1
   if [ ! -x "$work/$prog" ]; then fail "$name" "program $prog was not built"; return 1; fi
   env "${envs[@]+"${envs[@]}"}" "$mpirun" --timeout 120 -n "$np" "${opts[@]+"${opts[@]}"}" "$work/$prog" "$@" \
     >"$work/$name.out" 2>"$work/$name.err"
@@ -156,8 +160,11 @@ print(f"{r['faults']['rerouted_packets']} packets rerouted round (0,0,0) A+")
 EOF
   ); then pass "fault.down ($msg)"; else fail fault.down "$msg"; fi
 fi
-# The heat maps of that report: one PNG per pair of dimensions, each a real image.
-if [ -f "$work/fault.json" ] && out=$("$prefix/bin/pamir_torus_plot" "$work/fault.json" -o "$work/fault" 2>&1) &&
+# The heat maps of that report (where fault.down ran): one PNG per pair of dimensions, each a real image.
+out="" msg=""
+if ! wanted fault.down; then
+  :
+elif out=$("$prefix/bin/pamir_torus_plot" "$work/fault.json" -o "$work/fault" 2>&1) &&
   msg=$(/usr/bin/python3 - "$work"/fault-AB.png "$work"/fault-AC.png "$work"/fault-BC.png <<'EOF'
 import sys
 import matplotlib.image as mpimg
@@ -216,6 +223,27 @@ if out=$("$prefix/bin/pamir_info" --torus 64 2>&1) && echo "$out" | grep -q '^To
   pass "pamir_info.torus ($(echo "$out" | head -1))"
 else
   fail pamir_info.torus "$(echo "$out" | head -3 | tr '\n' '|')"
+fi
+
+# --- which engine runs: the one beside the library (its ../bin), so a copied prefix runs its own; one
+# that cannot be run fails every rank's MPI_Init at once, saying why, and leaves no area ---
+reloc=$work/relocated
+mkdir -p "$reloc/bin"
+cp -a "$prefix/lib" "$reloc/lib"
+cp -a "$prefix/bin/pamir_torus_engine" "$reloc/bin/"
+if run engine.relocated 0 4 LD_LIBRARY_PATH="$reloc/lib" -- pt2pt_basic; then
+  pass "engine.relocated ($(tail -1 "$work/engine.relocated.out"))"
+fi
+printf 'not a program\n' >"$reloc/bin/pamir_torus_engine"
+start=$(date +%s)
+if run engine.unrunnable 1 4 LD_LIBRARY_PATH="$reloc/lib" -- pt2pt_basic; then
+  took=$(($(date +%s) - start))
+  if grep -q "the torus engine failed: cannot run $reloc/lib/../bin/pamir_torus_engine: Exec format error" \
+    "$work/engine.unrunnable.err" && [ "$took" -lt 15 ] && ! ls /dev/shm/pamir-*-torus >/dev/null 2>&1; then
+    pass "engine.unrunnable (${took}s: $(grep -m1 -o 'the torus engine failed: cannot run [^:]*' "$work/engine.unrunnable.err" | cut -c1-60)...)"
+  else
+    fail engine.unrunnable "${took}s; left: $(ls /dev/shm/pamir-*-torus 2>/dev/null); $(head -3 "$work/engine.unrunnable.err" | tr '\n' '|')"
+  fi
 fi
 
 # --- deaths: a rank's ends the job and the engine with it; the engine's ends the job with a message ---
