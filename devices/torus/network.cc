@@ -27,7 +27,7 @@ Network::Network(const Geometry &g, int depth, int channels)
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1})
         neighbour_[v][size_t(d) * 2 + (dir > 0)] = g.node(g.step(node_coords_[v], Hop{d, dir}));
-  buffers_.resize(size_t(n) * kMaxDims * 2 * size_t(channels_));
+  buffers_.resize(size_t(n) * kMaxDims * 2 * vcs());
   injection_.resize(n);
   link_packets_.assign(size_t(n) * kMaxDims * 2, 0);
   link_bytes_.assign(link_packets_.size(), 0);
@@ -37,12 +37,11 @@ Network::Network(const Geometry &g, int depth, int channels)
   for (uint32_t v = 0; v < n; ++v)
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1})
-        for (int vc = 0; vc < channels_; ++vc)
-          buffer_node_[link(v, d, dir) * size_t(channels_) + size_t(vc)] =
-              neighbour_[v][size_t(d) * 2 + (dir > 0)];
+        for (size_t vc = 0; vc < vcs(); ++vc)
+          buffer_node_[link(v, d, dir) * vcs() + vc] = neighbour_[v][size_t(d) * 2 + (dir > 0)];
   // Each node's sources in a fixed order: its injection FIFO, then each incoming link's channels.
-  sources_per_node_ = 1 + size_t(g.ndims()) * 2 * size_t(channels_);
-  static_assert(1 + kMaxDims * 2 * 2 <= 32, "a node's sources fit busy_sources_'s bits");
+  sources_per_node_ = 1 + size_t(g.ndims()) * 2 * vcs();
+  static_assert(1 + kMaxDims * 2 * 3 <= 32, "a node's sources fit busy_sources_'s bits");
   sources_.reserve(size_t(n) * sources_per_node_);
   buffer_source_.assign(buffers_.size(), 0);
   for (uint32_t v = 0; v < n; ++v) {
@@ -50,8 +49,8 @@ Network::Network(const Geometry &g, int depth, int channels)
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1}) {
         const uint32_t from = neighbour_[v][size_t(d) * 2 + (dir < 0)];  // whose link `dir` ends here
-        for (int vc = 0; vc < channels_; ++vc) {
-          const size_t b = link(from, d, dir) * size_t(channels_) + size_t(vc);
+        for (size_t vc = 0; vc < vcs(); ++vc) {
+          const size_t b = link(from, d, dir) * vcs() + vc;
           buffer_source_[b] = uint8_t(sources_.size() - size_t(v) * sources_per_node_);
           sources_.push_back(&buffers_[b]);
         }
@@ -75,10 +74,90 @@ void Network::set_fault(uint32_t node, int dim, int dir, bool down, double proba
     dropped_.assign(link_packets_.size(), 0);
   }
   const size_t l = link(node, dim, dir);
-  if (down)
+  if (down) {
     down_[l] = 1;
-  else
+    build_escape_routes();
+  } else {
     drops_[l] = Drop{probability, seed, 0};
+  }
+}
+
+void Network::build_escape_routes() {
+  const uint32_t n = g_.nodes();
+  const int ports = g_.ndims() * 2;
+  auto works = [&](uint32_t v, int port) { return !down_[link(v, port / 2, port % 2 ? 1 : -1)]; };
+  auto to = [&](uint32_t v, int port) { return neighbour_[v][size_t(port)]; };
+  // Levels by breadth-first search from node 0 over the links that work both ways, so that every node
+  // it reaches has a way up to node 0 and down from it; a node it cannot reach comes last.
+  constexpr uint32_t kFar = ~0u;
+  std::vector<uint32_t> level(n, kFar), queue{0};
+  level[0] = 0;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    const uint32_t v = queue[i];
+    for (int port = 0; port < ports; ++port) {
+      const uint32_t w = to(v, port);
+      if (level[w] != kFar || !works(v, port) || !works(w, port ^ 1)) continue;
+      level[w] = level[v] + 1;
+      queue.push_back(w);
+    }
+  }
+  std::vector<uint32_t> order(n);
+  for (uint32_t v = 0; v < n; ++v) order[v] = v;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return level[a] != level[b] ? level[a] < level[b] : a < b; });
+  place_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) place_[order[i]] = i;
+  // Per destination, the shortest descending distance to it (down links only), then the shortest legal
+  // one (ups, then downs): both over a DAG, the places in order.
+  escape_next_.assign(size_t(n) * n * 2, kNoWay);
+  constexpr uint32_t kNone = ~0u;
+  std::vector<uint32_t> down_dist(n), any_dist(n);
+  for (uint32_t dst = 0; dst < n; ++dst) {
+    for (uint32_t i = n; i-- > 0;) {
+      const uint32_t v = order[i];
+      uint32_t best = v == dst ? 0 : kNone;
+      for (int port = 0; port < ports && v != dst; ++port) {
+        const uint32_t w = to(v, port);
+        if (works(v, port) && place_[w] > place_[v] && down_dist[w] != kNone)
+          best = std::min(best, down_dist[w] + 1);
+      }
+      down_dist[v] = best;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t v = order[i];
+      uint32_t best = down_dist[v];
+      for (int port = 0; port < ports; ++port) {
+        const uint32_t w = to(v, port);
+        if (works(v, port) && place_[w] < place_[v] && any_dist[w] != kNone)
+          best = std::min(best, any_dist[w] + 1);
+      }
+      any_dist[v] = best;
+    }
+    // The first port (A- first) that starts a shortest route, per phase.
+    for (uint32_t v = 0; v < n; ++v) {
+      if (v == dst) continue;
+      uint8_t *next = &escape_next_[(size_t(v) * n + dst) * 2];
+      for (int port = 0; port < ports; ++port) {
+        const uint32_t w = to(v, port);
+        if (!works(v, port)) continue;
+        const bool descends = place_[w] > place_[v];
+        const uint32_t via = descends ? down_dist[w] : any_dist[w];
+        if (via == kNone) continue;
+        if (next[0] == kNoWay && any_dist[v] != kNone && via + 1 == any_dist[v]) next[0] = uint8_t(port);
+        if (next[1] == kNoWay && descends && down_dist[v] != kNone && via + 1 == down_dist[v])
+          next[1] = uint8_t(port);
+      }
+    }
+  }
+}
+
+Network::Next Network::escape_hop(Packet &p, uint32_t node) {
+  if (node == p.dst) return kArrived;
+  const uint8_t port = escape_next_[(size_t(node) * g_.nodes() + p.dst) * 2 + p.descending];
+  if (port == kNoWay) return kStuck;
+  p.dim = int8_t(port / 2);
+  p.dir = int8_t(port % 2 ? 1 : -1);
+  return kHop;
 }
 
 // Whether the next packet across link l is dropped: the seed and the crossing's number decide
@@ -94,44 +173,30 @@ bool Network::drops(size_t l) {
 }
 
 Network::Next Network::next_hop(Packet &p, uint32_t node) {
+  if (p.rerouted) return escape_hop(p, node);
   const Coords &c = node_coords_[node], &to = node_coords_[p.dst];
-  // On along the dimension it travels until that coordinate is right (the other way round where its
-  // way ahead is down).
-  if (p.dim >= 0 && c.at[size_t(p.dim)] != to.at[size_t(p.dim)]) {
-    if (!faults_ || !down_[link(node, p.dim, p.dir)]) return kHop;
-    if (!down_[link(node, p.dim, -p.dir)]) {
-      p.dir = int8_t(-p.dir);
-      p.rerouted = true;
-      return kHop;
+  // On along the dimension it travels until that coordinate is right, else the first dimension still
+  // to correct, A first, the shorter way round (Geometry's tie rule).
+  int dim = p.dim, dir = p.dir;
+  if (dim < 0 || c.at[size_t(dim)] == to.at[size_t(dim)]) {
+    dim = -1;
+    for (int i = 0; i < g_.ndims() && dim < 0; ++i) {
+      const int k = g_.size(i), a = c.at[size_t(i)];
+      const int up = ((to.at[size_t(i)] - a) % k + k) % k, down = k - up;
+      if (up == 0) continue;
+      dim = i;
+      dir = up < down ? 1 : down < up ? -1 : (a % 2 == 0 ? 1 : -1);
     }
+    if (dim < 0) return kArrived;
   }
-  // The first dimension still to correct, A first, the shorter way round (Geometry's tie rule); with
-  // links down, the first such dimension whose way is up, else the first the longer way round.
-  int other_dim = -1, other_dir = 0;
-  bool left = false, skipped = false;
-  for (int i = 0; i < g_.ndims(); ++i) {
-    const int k = g_.size(i), a = c.at[size_t(i)];
-    const int up = ((to.at[size_t(i)] - a) % k + k) % k, down = k - up;
-    if (up == 0) continue;
-    left = true;
-    const int dir = up < down ? 1 : down < up ? -1 : (a % 2 == 0 ? 1 : -1);
-    if (!faults_ || !down_[link(node, i, dir)]) {
-      if (skipped) p.rerouted = true;  // a lower dimension's way was down
-      p.dim = int8_t(i);
-      p.dir = int8_t(dir);
-      return kHop;
-    }
-    skipped = true;
-    if (other_dim < 0 && !down_[link(node, i, -dir)]) other_dim = i, other_dir = -dir;
-  }
-  if (!left) return kArrived;
-  if (other_dim >= 0) {
-    p.dim = int8_t(other_dim);
-    p.dir = int8_t(other_dir);
+  if (faults_ && down_[link(node, dim, dir)]) {  // its way is down: the escape channel from here on
     p.rerouted = true;
-    return kHop;
+    p.descending = false;
+    return escape_hop(p, node);
   }
-  return kStuck;
+  p.dim = int8_t(dim);
+  p.dir = int8_t(dir);
+  return kHop;
 }
 
 int Network::cycle() {
@@ -174,11 +239,17 @@ int Network::cycle() {
           ++dropped_[l];
           continue;
         }
-        const int k = g_.size(p.dim), a = node_coords_[v].at[size_t(p.dim)];
-        const bool dateline = (p.dir > 0 && a == k - 1) || (p.dir < 0 && a == 0);
-        uint8_t vc = p.dim == dim_before ? p.vc : 0;
-        if (dateline && channels_ > 1) vc = 1;
-        const size_t b = l * size_t(channels_) + vc;
+        uint8_t vc;
+        if (p.rerouted) {
+          vc = uint8_t(channels_);
+          if (place_[neighbour_[v][size_t(p.dim) * 2 + (p.dir > 0)]] > place_[v]) p.descending = true;
+        } else {
+          const int k = g_.size(p.dim), a = node_coords_[v].at[size_t(p.dim)];
+          const bool dateline = (p.dir > 0 && a == k - 1) || (p.dir < 0 && a == 0);
+          vc = p.dim == dim_before ? p.vc : 0;
+          if (dateline && channels_ > 1) vc = 1;
+        }
+        const size_t b = l * vcs() + vc;
         // No credit: it waits. (A link carries one packet a cycle, so nothing else joins b this cycle.)
         if (int(buffers_[b].size()) >= depth_) continue;
         link_used_[l] = stamp;

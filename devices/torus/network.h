@@ -10,6 +10,15 @@
 // last going -), and on channel 1 after it, so no ring's buffers form a cycle. `channels = 1` turns that
 // off (to show the deadlock it prevents).
 //
+// A link down (a fault) breaks that argument: a packet sent round it leaves dimension order, and packets
+// of different orders on the same channels close cycles across dimensions. So a packet that meets a
+// down link moves to an escape channel of its own on every link, and on it follows up*/down* routes over
+// the links that work (Autonet: nodes ordered by breadth-first level from node 0, each working link
+// "up" towards a lower place in that order or "down" away from it; a route takes ups, then downs only,
+// and the shortest such route is taken). Escape routes never wait on a lower place once they descend,
+// nor on a higher one while they climb, so the escape channels' buffers form no cycle, and the
+// ordinary channels only ever wait on them, never the reverse.
+//
 // This is the engine's model of the network alone: what a packet carries beyond its route (payload,
 // counters, the descriptor it came from) belongs to the engine that drives it.
 #pragma once
@@ -28,7 +37,8 @@ struct Packet {
   int8_t dim = -1;            // the dimension it travels now (-1: not started)
   int8_t dir = 0;
   uint8_t vc = 0;
-  bool rerouted = false;  // a fault made it leave dimension order
+  bool rerouted = false;    // a fault made it leave dimension order: it travels the escape channel
+  bool descending = false;  // on the escape channel: it has taken a down link, so takes no more ups
   uint16_t hops = 0;
   uint16_t bytes = 0;    // on the wire, header included (the links' byte counts)
   bool control = false;  // a request or an acknowledgment: counted apart from the data (section 3)
@@ -92,7 +102,9 @@ class Network {
   const int channels_;
   std::vector<Coords> node_coords_;
   std::vector<std::vector<uint32_t>> neighbour_;  // [node][dim * 2 + (dir > 0)]
-  // Buffers at the receiving end of each link, per virtual channel: [link * channels + vc].
+  // Virtual channels per link: the ordinary ones, then the escape channel (index channels_).
+  size_t vcs() const { return size_t(channels_) + 1; }
+  // Buffers at the receiving end of each link, per virtual channel: [link * vcs() + vc].
   std::vector<std::deque<Packet>> buffers_;
   std::vector<std::deque<Packet>> injection_;  // per node
   std::vector<uint64_t> link_packets_, link_bytes_;
@@ -125,7 +137,7 @@ class Network {
   std::vector<uint8_t> buffer_source_;         // and its place among that node's sources
   std::vector<std::deque<Packet> *> sources_;  // [node * sources_per_node_ + i]
   size_t sources_per_node_ = 0;
-  // Per node, a bit per source that holds packets: a cycle visits those alone (at most 1 + 5 * 2 * 2).
+  // Per node, a bit per source that holds packets: a cycle visits those alone (at most 1 + 5 * 2 * 3).
   std::vector<uint32_t> busy_sources_;
 
   size_t link(uint32_t node, int dim, int dir) const {
@@ -135,6 +147,14 @@ class Network {
   // or kStuck where every link that leads on is down.
   enum Next { kArrived, kHop, kStuck };
   Next next_hop(Packet &p, uint32_t node);
+  Next escape_hop(Packet &p, uint32_t node);
+  // The escape routes (built when a link goes down): each node's place in the up*/down* order, and per
+  // node, destination and phase (climbing, descending) the link index (dim * 2 + (dir > 0)) to take,
+  // kNoWay where the working links reach no further.
+  static constexpr uint8_t kNoWay = 0xff;
+  std::vector<uint32_t> place_;
+  std::vector<uint8_t> escape_next_;  // [(node * nodes + destination) * 2 + descending]
+  void build_escape_routes();
   bool faults_ = false;
   std::vector<uint8_t> down_;
   struct Drop {

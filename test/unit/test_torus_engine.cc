@@ -305,8 +305,9 @@ std::vector<pamir::torus::LinkFault> faults(const Geometry &g, const char *text)
   return out;
 }
 
-// A link down: a packet whose only dimension's way is down goes round the other way; one with another
-// dimension to correct takes that one first.
+// A link down: a packet that meets it takes the escape channel's shortest up*/down* route. Node 0 is the
+// top of that order, so from it every route descends: A- three times round the ring to (1,0), or B+
+// then A+ to (1,1).
 TEST(TorusFaults, ALinkDownIsRoutedRound) {
   Area a(16);
   const Geometry g = geometry(16, "4x4");

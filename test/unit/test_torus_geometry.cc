@@ -188,6 +188,65 @@ TEST(TorusNetwork, OneChannelDeadlocksWhereTheDatelineDoesNot) {
   }
 }
 
+// Links down (issue 20, section 2's escape channel): packets sent round them must not deadlock. Two
+// links of one A ring down in opposite directions made plain rerouting (another dimension order on the
+// ordinary channels) deadlock this all-to-all with one-packet buffers; on the escape channel it drains,
+// every packet arrives, and those that met no down link kept their shortest route.
+TEST(TorusNetwork, ReroutedTrafficTakesTheEscapeChannelAndDrains) {
+  Geometry g;
+  std::string why;
+  ASSERT_TRUE(g.make(16, "4x4", "", why)) << why;
+  Network net(g, 1);
+  net.set_fault(4, 0, +1, true, 0, 0);  // (1,0) A+
+  net.set_fault(0, 0, -1, true, 0, 0);  // (0,0) A-
+  all_to_all(net, 16, 3);
+  ASSERT_TRUE(net.drain(1000000)) << net.in_flight() << " packets stuck after " << net.cycles() << " cycles";
+  EXPECT_EQ(net.delivered().size(), 16u * 15u * 3u);
+  EXPECT_GT(net.rerouted(), 0u);
+  for (const Packet &p : net.delivered()) {
+    const int shortest = g.hops(g.coords(p.src), g.coords(p.dst));
+    if (p.rerouted)
+      EXPECT_GE(int(p.hops), shortest);
+    else
+      EXPECT_EQ(int(p.hops), shortest);
+  }
+  EXPECT_EQ(net.link_packets(4, 0, +1), 0u);
+  EXPECT_EQ(net.link_packets(0, 0, -1), 0u);
+}
+
+// Cables cut (both directions of a link down) in random places on 4x4 and 4x4x4: while the links that
+// work connect the torus, an all-to-all with one-packet buffers drains and delivers everything.
+TEST(TorusNetwork, RandomCutLinksNeverDeadlock) {
+  for (const auto &[dims, n] : {std::pair{"4x4", 16u}, std::pair{"4x4x4", 64u}}) {
+    Geometry g;
+    std::string why;
+    ASSERT_TRUE(g.make(int(n), dims, "", why)) << why;
+    uint64_t z = 12345;
+    auto next = [&z] {  // splitmix64: the same fault sets in every run
+      z += 0x9e3779b97f4a7c15ull;
+      uint64_t x = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+      return x ^ (x >> 31);
+    };
+    for (int trial = 0; trial < 40; ++trial) {
+      Network net(g, 1);
+      std::string cut;
+      for (int f = 0; f <= trial % 3; ++f) {
+        const uint32_t v = uint32_t(next() % n);
+        const int d = int(next() % uint64_t(g.ndims())), dir = next() % 2 ? 1 : -1;
+        Coords c = g.coords(v);  // the node's (one rank a node)
+        const uint32_t w = g.node(g.step(c, Hop{d, dir}));
+        net.set_fault(g.node(c), d, dir, true, 0, 0);
+        net.set_fault(w, d, -dir, true, 0, 0);
+        cut += " " + std::to_string(v) + ":" + "ABCDE"[d] + (dir > 0 ? "+" : "-");
+      }
+      all_to_all(net, n, 2);
+      ASSERT_TRUE(net.drain(1000000)) << dims << " cut" << cut << ": " << net.in_flight() << " stuck";
+      EXPECT_EQ(net.delivered().size(), size_t(n) * (n - 1) * 2) << dims << " cut" << cut;
+    }
+  }
+}
+
 TEST(TorusNetwork, RingShiftLoadsExactlyItsLinks) {
   Geometry g;
   std::string why;
