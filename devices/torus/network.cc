@@ -1,6 +1,7 @@
 #include "devices/torus/network.h"
 
 #include <algorithm>
+#include <span>
 
 namespace pamir::torus {
 
@@ -27,13 +28,16 @@ Network::Network(const Geometry &g, int depth, int channels)
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1})
         neighbour_[v][size_t(d) * 2 + (dir > 0)] = g.node(g.step(node_coords_[v], Hop{d, dir}));
-  buffers_.resize(size_t(n) * kMaxDims * 2 * vcs());
+  const size_t buffers = size_t(n) * kMaxDims * 2 * vcs();
+  ring_.resize(buffers * size_t(depth_));
+  head_.assign(buffers, 0);
+  count_.assign(buffers, 0);
   injection_.resize(n);
   link_packets_.assign(size_t(n) * kMaxDims * 2, 0);
   link_bytes_.assign(link_packets_.size(), 0);
   link_used_.assign(link_packets_.size(), 0);
   queued_.assign(n, 0);
-  buffer_node_.assign(buffers_.size(), 0);
+  buffer_node_.assign(buffers, 0);
   for (uint32_t v = 0; v < n; ++v)
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1})
@@ -42,21 +46,51 @@ Network::Network(const Geometry &g, int depth, int channels)
   // Each node's sources in a fixed order: its injection FIFO, then each incoming link's channels.
   sources_per_node_ = 1 + size_t(g.ndims()) * 2 * vcs();
   static_assert(1 + kMaxDims * 2 * 3 <= 32, "a node's sources fit busy_sources_'s bits");
-  sources_.reserve(size_t(n) * sources_per_node_);
-  buffer_source_.assign(buffers_.size(), 0);
+  source_buffer_.assign(size_t(n) * sources_per_node_, kNoBuffer);
+  buffer_source_.assign(buffers, 0);
   for (uint32_t v = 0; v < n; ++v) {
-    sources_.push_back(&injection_[v]);
+    size_t i = 1;
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1}) {
         const uint32_t from = neighbour_[v][size_t(d) * 2 + (dir < 0)];  // whose link `dir` ends here
-        for (size_t vc = 0; vc < vcs(); ++vc) {
+        for (size_t vc = 0; vc < vcs(); ++vc, ++i) {
           const size_t b = link(from, d, dir) * vcs() + vc;
-          buffer_source_[b] = uint8_t(sources_.size() - size_t(v) * sources_per_node_);
-          sources_.push_back(&buffers_[b]);
+          buffer_source_[b] = uint8_t(i);
+          source_buffer_[size_t(v) * sources_per_node_ + i] = uint32_t(b);
         }
       }
   }
   busy_sources_.assign(n, 0);
+  // At most one move per source a cycle.
+  moves_.resize(size_t(n) * sources_per_node_);
+  // A packet that crosses a ring's wrap-around link moves to channel 1 (with two channels).
+  dateline_.assign(n, 0);
+  for (uint32_t v = 0; v < n && channels_ > 1; ++v)
+    for (int d = 0; d < g.ndims(); ++d) {
+      const int a = node_coords_[v].at[size_t(d)], k = g.size(d);
+      if (a == k - 1) dateline_[v] |= 1u << (d * 2 + 1);
+      if (a == 0) dateline_[v] |= 1u << (d * 2);
+    }
+  if (n <= kTableNodes) {
+    dor_.resize(size_t(n) * n);
+    for (uint32_t v = 0; v < n; ++v)
+      for (uint32_t dst = 0; dst < n; ++dst) dor_[size_t(v) * n + dst] = dor_port(v, dst);
+  }
+}
+
+// The first dimension still to correct, A first, the shorter way round (Geometry's tie rule). A packet
+// on its way keeps its dimension and direction under this rule: a step the shorter way leaves the rest
+// of that ring strictly shorter the same way.
+uint8_t Network::dor_port(uint32_t node, uint32_t dst) const {
+  const Coords &c = node_coords_[node], &to = node_coords_[dst];
+  for (int i = 0; i < g_.ndims(); ++i) {
+    const int k = g_.size(i), a = c.at[size_t(i)];
+    const int up = ((to.at[size_t(i)] - a) % k + k) % k, down = k - up;
+    if (up == 0) continue;
+    const int dir = up < down ? 1 : down < up ? -1 : (a % 2 == 0 ? 1 : -1);
+    return uint8_t(i * 2 + (dir > 0));
+  }
+  return kHere;
 }
 
 void Network::inject(const Packet &p) {
@@ -174,28 +208,15 @@ bool Network::drops(size_t l) {
 
 Network::Next Network::next_hop(Packet &p, uint32_t node) {
   if (p.rerouted) return escape_hop(p, node);
-  const Coords &c = node_coords_[node], &to = node_coords_[p.dst];
-  // On along the dimension it travels until that coordinate is right, else the first dimension still
-  // to correct, A first, the shorter way round (Geometry's tie rule).
-  int dim = p.dim, dir = p.dir;
-  if (dim < 0 || c.at[size_t(dim)] == to.at[size_t(dim)]) {
-    dim = -1;
-    for (int i = 0; i < g_.ndims() && dim < 0; ++i) {
-      const int k = g_.size(i), a = c.at[size_t(i)];
-      const int up = ((to.at[size_t(i)] - a) % k + k) % k, down = k - up;
-      if (up == 0) continue;
-      dim = i;
-      dir = up < down ? 1 : down < up ? -1 : (a % 2 == 0 ? 1 : -1);
-    }
-    if (dim < 0) return kArrived;
-  }
-  if (faults_ && down_[link(node, dim, dir)]) {  // its way is down: the escape channel from here on
+  const uint8_t port = dor_.empty() ? dor_port(node, p.dst) : dor_[size_t(node) * g_.nodes() + p.dst];
+  if (port == kHere) return kArrived;
+  if (faults_ && down_[size_t(node) * kMaxDims * 2 + port]) {  // its way is down: the escape channel
     p.rerouted = true;
     p.descending = false;
     return escape_hop(p, node);
   }
-  p.dim = int8_t(dim);
-  p.dir = int8_t(dir);
+  p.dim = int8_t(port / 2);
+  p.dir = int8_t(port % 2 ? 1 : -1);
   return kHop;
 }
 
@@ -204,82 +225,102 @@ int Network::cycle() {
   const uint32_t stamp = uint32_t(cycles_) + 1;                        // never 0, the links' initial value
   if (stamp == 1) std::fill(link_used_.begin(), link_used_.end(), 0);  // the count wrapped
   const uint32_t n = g_.nodes();
-  moves_.clear();
-  const size_t per = sources_per_node_;
+  Move *moves = moves_.data(), *end = moves;
+  const size_t per = sources_per_node_, vcs = this->vcs();
   const size_t first = cycles_ % per;
   for (uint32_t v = 0; v < n; ++v) {
     if (queued_[v] == 0) continue;
     // This node's sources that hold packets, in their fixed order rotated by the cycle so that none
     // starves: the bits from `first` up, then those below it.
-    std::deque<Packet> *const *sources = &sources_[size_t(v) * per];
     const uint32_t busy = busy_sources_[v];
     for (uint32_t part : {busy & ~((1u << first) - 1), busy & ((1u << first) - 1)})
       for (; part; part &= part - 1) {
         const size_t i = size_t(__builtin_ctz(part));
-        std::deque<Packet> *q = sources[i];
-        Packet p = q->front();
+        Packet p = front(v, i);
         const int8_t dim_before = p.dim;
         const bool rerouted_before = p.rerouted;
-        const Next next = next_hop(p, v);
+        Next next;
+        const uint8_t port = p.rerouted || faults_ || dor_.empty() ? kNoWay : dor_[size_t(v) * n + p.dst];
+        if (port == kHere) {
+          next = kArrived;
+        } else if (port != kNoWay) {  // the common case, inline: dimension order, no fault to check
+          p.dim = int8_t(port / 2);
+          p.dir = int8_t(port % 2 ? 1 : -1);
+          next = kHop;
+        } else {
+          next = next_hop(p, v);
+        }
         if (next == kArrived) {
           if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
-          moves_.push_back(Move{q, p, nullptr, 0, v, 0, false, uint8_t(i)});
+          *end++ = Move{p, v, kNoBuffer, 0, uint8_t(i), false};
           continue;
         }
         if (next == kStuck) {  // every way on is down: it leaves the network here
-          moves_.push_back(
-              Move{q, p, nullptr, link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1), v, 0, true, uint8_t(i)});
+          *end++ = Move{
+              p, v, kNoBuffer, uint32_t(link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1)), uint8_t(i), true};
           continue;
         }
         const size_t l = link(v, p.dim, p.dir);
         if (link_used_[l] == stamp) continue;
         if (faults_ && drops(l)) {  // it crosses the link and is lost
           link_used_[l] = stamp;
-          moves_.push_back(Move{q, p, nullptr, l, v, 0, true, uint8_t(i)});
+          *end++ = Move{p, v, kNoBuffer, uint32_t(l), uint8_t(i), true};
           ++dropped_[l];
           continue;
         }
         uint8_t vc;
-        if (p.rerouted) {
+        if (p.rerouted) [[unlikely]] {
           vc = uint8_t(channels_);
           if (place_[neighbour_[v][size_t(p.dim) * 2 + (p.dir > 0)]] > place_[v]) p.descending = true;
         } else {
-          const int k = g_.size(p.dim), a = node_coords_[v].at[size_t(p.dim)];
-          const bool dateline = (p.dir > 0 && a == k - 1) || (p.dir < 0 && a == 0);
           vc = p.dim == dim_before ? p.vc : 0;
-          if (dateline && channels_ > 1) vc = 1;
+          if (dateline_[v] >> (size_t(p.dim) * 2 + (p.dir > 0)) & 1u) vc = 1;
         }
-        const size_t b = l * vcs() + vc;
+        const size_t b = l * vcs + vc;
         // No credit: it waits. (A link carries one packet a cycle, so nothing else joins b this cycle.)
-        if (int(buffers_[b].size()) >= depth_) continue;
+        if (count_[b] >= uint32_t(depth_)) continue;
         link_used_[l] = stamp;
         p.vc = vc;
         ++p.hops;
         if (p.rerouted && !rerouted_before) ++rerouted_;
-        moves_.push_back(Move{q, p, &buffers_[b], l, v, b, false, uint8_t(i)});
+        *end++ = Move{p, v, uint32_t(b), uint32_t(l), uint8_t(i), false};
       }
   }
-  for (Move &m : moves_) {
-    m.from->pop_front();
+  const uint32_t depth = uint32_t(depth_);
+  for (const Move &m : std::span<const Move>(moves, end)) {
+    // Off its source first: a buffer that passes its front packet on may take a new one this cycle.
+    bool empty;
+    if (m.source == 0) {
+      std::deque<Packet> &q = injection_[m.at];
+      q.pop_front();
+      empty = q.empty();
+    } else {
+      const uint32_t from = source_buffer_[m.at * per + m.source];
+      head_[from] = head_[from] + 1 == depth ? 0 : head_[from] + 1;
+      empty = --count_[from] == 0;
+    }
     --queued_[m.at];
-    if (m.from->empty()) busy_sources_[m.at] &= ~(1u << m.source);
-    if (m.dropped) {
+    if (empty) busy_sources_[m.at] &= ~(1u << m.source);
+    if (m.to_buffer == kNoBuffer) {
       --in_flight_;
-      if (drop_) {
-        const size_t node = m.link / (size_t(kMaxDims) * 2), rest = m.link % (size_t(kMaxDims) * 2);
-        drop_(drop_arg_, m.p, uint32_t(node), int(rest / 2), rest % 2 ? 1 : -1);
+      if (m.dropped) {
+        if (drop_) {
+          const size_t node = m.link / (size_t(kMaxDims) * 2), rest = m.link % (size_t(kMaxDims) * 2);
+          drop_(drop_arg_, m.p, uint32_t(node), int(rest / 2), rest % 2 ? 1 : -1);
+        }
+      } else if (!accept_) {
+        delivered_.push_back(m.p);
       }
       continue;
     }
-    if (!m.to) {
-      if (!accept_) delivered_.push_back(m.p);
-      --in_flight_;
-      continue;
-    }
-    m.to->push_back(m.p);
-    ++queued_[buffer_node_[m.to_buffer]];
-    busy_sources_[buffer_node_[m.to_buffer]] |= 1u << buffer_source_[m.to_buffer];
-    peak_depth_ = std::max(peak_depth_, int(m.to->size()));
+    const uint32_t b = m.to_buffer, at = buffer_node_[b];
+    uint32_t slot = head_[b] + count_[b];
+    if (slot >= depth) slot -= depth;
+    ring_[size_t(b) * depth + slot] = m.p;
+    const uint32_t depth_now = ++count_[b];
+    ++queued_[at];
+    busy_sources_[at] |= 1u << buffer_source_[b];
+    if (int(depth_now) > peak_depth_) peak_depth_ = int(depth_now);
     ++hops_;
     if (m.p.control) {
       ++control_hops_;
@@ -288,7 +329,7 @@ int Network::cycle() {
       link_bytes_[m.link] += m.p.bytes;
     }
   }
-  return int(moves_.size());
+  return int(end - moves);
 }
 
 bool Network::drain(uint64_t max_cycles) {

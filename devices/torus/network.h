@@ -104,8 +104,11 @@ class Network {
   std::vector<std::vector<uint32_t>> neighbour_;  // [node][dim * 2 + (dir > 0)]
   // Virtual channels per link: the ordinary ones, then the escape channel (index channels_).
   size_t vcs() const { return size_t(channels_) + 1; }
-  // Buffers at the receiving end of each link, per virtual channel: [link * vcs() + vc].
-  std::vector<std::deque<Packet>> buffers_;
+  // Buffers at the receiving end of each link, per virtual channel (buffer b = link * vcs() + vc): rings
+  // of depth_ packets in one array, since a cycle moves at most one packet into each and the credit
+  // check keeps each within its depth.
+  std::vector<Packet> ring_;  // [b * depth_ + i]
+  std::vector<uint32_t> head_, count_;
   std::vector<std::deque<Packet>> injection_;  // per node
   std::vector<uint64_t> link_packets_, link_bytes_;
   uint64_t control_hops_ = 0;
@@ -117,28 +120,41 @@ class Network {
   bool (*accept_)(void *, const Packet &) = nullptr;
   void *accept_arg_ = nullptr;
   // cycle()'s working state, kept so that a cycle allocates nothing.
+  static constexpr uint32_t kNoBuffer = ~0u;
   struct Move {
-    std::deque<Packet> *from;
     Packet p;
-    std::deque<Packet> *to;  // null: delivered, or dropped
-    size_t link;
-    uint32_t at;  // the node it leaves from (or arrives at)
-    size_t to_buffer;
-    bool dropped;
+    uint32_t at;         // the node it leaves from (or arrives at)
+    uint32_t to_buffer;  // kNoBuffer: delivered, or dropped
+    uint32_t link;
     uint8_t source;  // its place among the node's sources
+    bool dropped;
   };
-  std::vector<Move> moves_;
+  std::vector<Move> moves_;  // room for one per source: a cycle fills a prefix, never growing it
   // The cycle (its low 32 bits, plus one) in which each link last carried a packet: reset by the count.
   std::vector<uint32_t> link_used_;
   // Packets waiting at each node (its injection FIFO and its incoming links' buffers): a cycle skips
   // the nodes with none.
   std::vector<uint32_t> queued_;
-  std::vector<uint32_t> buffer_node_;          // the node each buffer is at
-  std::vector<uint8_t> buffer_source_;         // and its place among that node's sources
-  std::vector<std::deque<Packet> *> sources_;  // [node * sources_per_node_ + i]
+  std::vector<uint32_t> buffer_node_;    // the node each buffer is at
+  std::vector<uint8_t> buffer_source_;   // and its place among that node's sources
+  std::vector<uint32_t> source_buffer_;  // [node * sources_per_node_ + i]: source i's buffer (i > 0)
   size_t sources_per_node_ = 0;
   // Per node, a bit per source that holds packets: a cycle visits those alone (at most 1 + 5 * 2 * 3).
   std::vector<uint32_t> busy_sources_;
+  // Dimension-order routing's port (dim * 2 + (dir > 0)) from each node to each destination, kHere at
+  // it: a route is a function of the two nodes alone, so a table (up to kTableNodes nodes) replaces
+  // the per-hop arithmetic.
+  static constexpr uint8_t kHere = 0xfe;
+  static constexpr uint32_t kTableNodes = 2048;
+  std::vector<uint8_t> dor_;
+  // Per node, a bit per port whose link is its ring's wrap-around (the dateline), with two channels.
+  std::vector<uint16_t> dateline_;
+  uint8_t dor_port(uint32_t node, uint32_t dst) const;
+  Packet &front(uint32_t node, size_t source) {
+    if (source == 0) return injection_[node].front();
+    const uint32_t b = source_buffer_[node * sources_per_node_ + source];
+    return ring_[size_t(b) * size_t(depth_) + head_[b]];
+  }
 
   size_t link(uint32_t node, int dim, int dir) const {
     return (size_t(node) * kMaxDims + size_t(dim)) * 2 + (dir > 0);
