@@ -7,6 +7,7 @@ namespace pamir::torus {
 
 Network::Network(const Geometry &g, int depth, int channels)
     : g_(g),
+      ports_(size_t(g.ndims()) * 2),
       depth_(depth < 1 ? 1 : depth),
       channels_(channels < 1   ? 1
                 : channels > 2 ? 2
@@ -28,12 +29,12 @@ Network::Network(const Geometry &g, int depth, int channels)
     for (int d = 0; d < g.ndims(); ++d)
       for (int dir : {-1, 1})
         neighbour_[v][size_t(d) * 2 + (dir > 0)] = g.node(g.step(node_coords_[v], Hop{d, dir}));
-  const size_t buffers = size_t(n) * kMaxDims * 2 * vcs();
+  const size_t buffers = size_t(n) * ports_ * vcs();
   ring_.resize(buffers * size_t(depth_));
   head_.assign(buffers, 0);
   count_.assign(buffers, 0);
   injection_.resize(n);
-  link_packets_.assign(size_t(n) * kMaxDims * 2, 0);
+  link_packets_.assign(size_t(n) * ports_, 0);
   link_bytes_.assign(link_packets_.size(), 0);
   link_used_.assign(link_packets_.size(), 0);
   queued_.assign(n, 0);
@@ -210,7 +211,7 @@ Network::Next Network::next_hop(Packet &p, uint32_t node) {
   if (p.rerouted) return escape_hop(p, node);
   const uint8_t port = dor_.empty() ? dor_port(node, p.dst) : dor_[size_t(node) * g_.nodes() + p.dst];
   if (port == kHere) return kArrived;
-  if (faults_ && down_[size_t(node) * kMaxDims * 2 + port]) {  // its way is down: the escape channel
+  if (faults_ && down_[size_t(node) * ports_ + port]) {  // its way is down: the escape channel
     p.rerouted = true;
     p.descending = false;
     return escape_hop(p, node);
@@ -305,7 +306,7 @@ int Network::cycle() {
       --in_flight_;
       if (m.dropped) {
         if (drop_) {
-          const size_t node = m.link / (size_t(kMaxDims) * 2), rest = m.link % (size_t(kMaxDims) * 2);
+          const size_t node = m.link / ports_, rest = m.link % ports_;
           drop_(drop_arg_, m.p, uint32_t(node), int(rest / 2), rest % 2 ? 1 : -1);
         }
       } else if (!accept_) {

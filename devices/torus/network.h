@@ -98,6 +98,7 @@ class Network {
 
  private:
   const Geometry &g_;
+  const size_t ports_;  // links out of a node: two a dimension (link l = node * ports_ + dim * 2 + up)
   const int depth_;
   const int channels_;
   std::vector<Coords> node_coords_;
@@ -157,7 +158,7 @@ class Network {
   }
 
   size_t link(uint32_t node, int dim, int dir) const {
-    return (size_t(node) * kMaxDims + size_t(dim)) * 2 + (dir > 0);
+    return size_t(node) * ports_ + size_t(dim) * 2 + (dir > 0);
   }
   // The packet's next hop from `node` (its dim and dir updated): kHop, or kArrived at its destination,
   // or kStuck where every link that leads on is down.
