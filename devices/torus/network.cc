@@ -31,8 +31,7 @@ Network::Network(const Geometry &g, int depth, int channels)
         neighbour_[v][size_t(d) * 2 + (dir > 0)] = g.node(g.step(node_coords_[v], Hop{d, dir}));
   const size_t buffers = size_t(n) * ports_ * vcs();
   ring_.resize(buffers * size_t(depth_));
-  head_.assign(buffers, 0);
-  count_.assign(buffers, 0);
+  rings_.assign(buffers, Ring{0, 0});
   injection_.resize(n);
   link_packets_.assign(size_t(n) * ports_, 0);
   link_bytes_.assign(link_packets_.size(), 0);
@@ -237,7 +236,8 @@ int Network::cycle() {
     for (uint32_t part : {busy & ~((1u << first) - 1), busy & ((1u << first) - 1)})
       for (; part; part &= part - 1) {
         const size_t i = size_t(__builtin_ctz(part));
-        Packet p = front(v, i);
+        Packet &at_front = front(v, i);
+        Packet p = at_front;
         const int8_t dim_before = p.dim;
         const bool rerouted_before = p.rerouted;
         Next next;
@@ -253,19 +253,22 @@ int Network::cycle() {
         }
         if (next == kArrived) {
           if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
-          *end++ = Move{p, v, kNoBuffer, 0, uint8_t(i), false};
+          at_front = p;
+          *end++ = Move{v, kNoBuffer, 0, uint8_t(i), false};
           continue;
         }
         if (next == kStuck) {  // every way on is down: it leaves the network here
-          *end++ = Move{
-              p, v, kNoBuffer, uint32_t(link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1)), uint8_t(i), true};
+          at_front = p;
+          *end++ = Move{v, kNoBuffer, uint32_t(link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1)), uint8_t(i),
+                        true};
           continue;
         }
         const size_t l = link(v, p.dim, p.dir);
         if (link_used_[l] == stamp) continue;
         if (faults_ && drops(l)) {  // it crosses the link and is lost
           link_used_[l] = stamp;
-          *end++ = Move{p, v, kNoBuffer, uint32_t(l), uint8_t(i), true};
+          at_front = p;
+          *end++ = Move{v, kNoBuffer, uint32_t(l), uint8_t(i), true};
           ++dropped_[l];
           continue;
         }
@@ -279,56 +282,69 @@ int Network::cycle() {
         }
         const size_t b = l * vcs + vc;
         // No credit: it waits. (A link carries one packet a cycle, so nothing else joins b this cycle.)
-        if (count_[b] >= uint32_t(depth_)) continue;
+        if (rings_[b].count >= uint32_t(depth_)) continue;
         link_used_[l] = stamp;
         p.vc = vc;
         ++p.hops;
         if (p.rerouted && !rerouted_before) ++rerouted_;
-        *end++ = Move{p, v, uint32_t(b), uint32_t(l), uint8_t(i), false};
+        at_front = p;
+        *end++ = Move{v, uint32_t(b), uint32_t(l), uint8_t(i), false};
       }
   }
   const uint32_t depth = uint32_t(depth_);
   for (const Move &m : std::span<const Move>(moves, end)) {
-    // Off its source first: a buffer that passes its front packet on may take a new one this cycle.
-    bool empty;
+    // Copied to where it goes, then off its source: a buffer that passes its front packet on may take
+    // a new one this cycle (at its tail, which is never its front).
+    Packet *from;
+    std::deque<Packet> *queue = nullptr;
+    Ring *ring = nullptr;
     if (m.source == 0) {
-      std::deque<Packet> &q = injection_[m.at];
-      q.pop_front();
-      empty = q.empty();
+      queue = &injection_[m.at];
+      from = &queue->front();
     } else {
-      const uint32_t from = source_buffer_[m.at * per + m.source];
-      head_[from] = head_[from] + 1 == depth ? 0 : head_[from] + 1;
-      empty = --count_[from] == 0;
+      const uint32_t b = source_buffer_[m.at * per + m.source];
+      ring = &rings_[b];
+      from = &ring_[size_t(b) * depth + ring->head];
     }
-    --queued_[m.at];
-    if (empty) busy_sources_[m.at] &= ~(1u << m.source);
     if (m.to_buffer == kNoBuffer) {
       --in_flight_;
       if (m.dropped) {
         if (drop_) {
           const size_t node = m.link / ports_, rest = m.link % ports_;
-          drop_(drop_arg_, m.p, uint32_t(node), int(rest / 2), rest % 2 ? 1 : -1);
+          drop_(drop_arg_, *from, uint32_t(node), int(rest / 2), rest % 2 ? 1 : -1);
         }
       } else if (!accept_) {
-        delivered_.push_back(m.p);
+        delivered_.push_back(*from);
       }
-      continue;
-    }
-    const uint32_t b = m.to_buffer, at = buffer_node_[b];
-    uint32_t slot = head_[b] + count_[b];
-    if (slot >= depth) slot -= depth;
-    ring_[size_t(b) * depth + slot] = m.p;
-    const uint32_t depth_now = ++count_[b];
-    ++queued_[at];
-    busy_sources_[at] |= 1u << buffer_source_[b];
-    if (int(depth_now) > peak_depth_) peak_depth_ = int(depth_now);
-    ++hops_;
-    if (m.p.control) {
-      ++control_hops_;
     } else {
-      ++link_packets_[m.link];
-      link_bytes_[m.link] += m.p.bytes;
+      const uint32_t b = m.to_buffer, at = buffer_node_[b];
+      Ring &to = rings_[b];
+      uint32_t slot = to.head + to.count;
+      if (slot >= depth) slot -= depth;
+      Packet &p = ring_[size_t(b) * depth + slot];
+      p = *from;
+      const uint32_t depth_now = ++to.count;
+      ++queued_[at];
+      busy_sources_[at] |= 1u << buffer_source_[b];
+      if (int(depth_now) > peak_depth_) peak_depth_ = int(depth_now);
+      ++hops_;
+      if (p.control) {
+        ++control_hops_;
+      } else {
+        ++link_packets_[m.link];
+        link_bytes_[m.link] += p.bytes;
+      }
     }
+    bool empty;
+    if (queue) {
+      queue->pop_front();
+      empty = queue->empty();
+    } else {
+      ring->head = ring->head + 1 == depth ? 0 : ring->head + 1;
+      empty = --ring->count == 0;
+    }
+    --queued_[m.at];
+    if (empty) busy_sources_[m.at] &= ~(1u << m.source);
   }
   return int(end - moves);
 }

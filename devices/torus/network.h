@@ -109,7 +109,10 @@ class Network {
   // of depth_ packets in one array, since a cycle moves at most one packet into each and the credit
   // check keeps each within its depth.
   std::vector<Packet> ring_;  // [b * depth_ + i]
-  std::vector<uint32_t> head_, count_;
+  struct Ring {
+    uint32_t head, count;
+  };
+  std::vector<Ring> rings_;                    // [b]
   std::vector<std::deque<Packet>> injection_;  // per node
   std::vector<uint64_t> link_packets_, link_bytes_;
   uint64_t control_hops_ = 0;
@@ -122,8 +125,9 @@ class Network {
   void *accept_arg_ = nullptr;
   // cycle()'s working state, kept so that a cycle allocates nothing.
   static constexpr uint32_t kNoBuffer = ~0u;
+  // A packet that moves is updated where it waits (its source's front) and copied once, when the
+  // moves are carried out.
   struct Move {
-    Packet p;
     uint32_t at;         // the node it leaves from (or arrives at)
     uint32_t to_buffer;  // kNoBuffer: delivered, or dropped
     uint32_t link;
@@ -154,7 +158,7 @@ class Network {
   Packet &front(uint32_t node, size_t source) {
     if (source == 0) return injection_[node].front();
     const uint32_t b = source_buffer_[node * sources_per_node_ + source];
-    return ring_[size_t(b) * size_t(depth_) + head_[b]];
+    return ring_[size_t(b) * size_t(depth_) + rings_[b].head];
   }
 
   size_t link(uint32_t node, int dim, int dir) const {
