@@ -60,12 +60,13 @@ Setting torus_report{"PAMIR_TORUS_REPORT", "", Type::Text,
                      "report of the packets and bytes on every link and direction, each rank's packets "
                      "and hops, and (apart) the timing model's figures (empty: none)",
                      nullptr};
-Setting torus_fault{"PAMIR_TORUS_FAULT", "", Type::Text,
-                    "with PAMIR_DEVICE=torus: links to fail, separated by ';': down:COORDS:LINK (traffic "
-                    "takes another dimension order round it) or drop:COORDS:LINK:P:SEED (it drops each "
-                    "packet with probability P, chosen by SEED; what the packets carried fails with an "
-                    "error naming the link), as down:1,0:B+ (empty: none)",
-                    nullptr};
+Setting torus_fault{
+    "PAMIR_TORUS_FAULT", "", Type::Text,
+    "with PAMIR_DEVICE=torus: links to fail, separated by ';': down:COORDS:LINK (traffic "
+    "that meets it takes the escape channel round it) or drop:COORDS:LINK:P:SEED (it drops each "
+    "packet with probability P, chosen by SEED; what the packets carried fails with an "
+    "error naming the link), as down:1,0:B+ (empty: none)",
+    nullptr};
 Setting torus_link_mbps{"PAMIR_TORUS_LINK_MBPS", "2000", Type::Count,
                         "with PAMIR_DEVICE=torus: the timing model's link bandwidth per direction, in MB/s "
                         "(Blue Gene/Q's 2 GB/s; 1 to 1000000)",

@@ -1,6 +1,6 @@
 // PAMIR_TORUS_FAULT (issue 20, section 3): links taken down or made to drop packets, for tests and for
 // users who study resilience. The text is a list separated by ';' of
-//   down:COORDS:LINK          the link carries nothing; packets take another dimension order round it
+//   down:COORDS:LINK          the link carries nothing; packets that meet it take the escape channel
 //   drop:COORDS:LINK:P:SEED   the link drops each packet with probability P (0 < P <= 1), the packets
 //                             chosen by SEED and the order in which they cross it
 // where COORDS are the node's coordinates ("1,0,2") and LINK a dimension letter and + or - ("B+"): the

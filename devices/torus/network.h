@@ -57,9 +57,9 @@ class Network {
     accept_arg_ = arg;
   }
 
-  // PAMIR_TORUS_FAULT: a link taken down, or made to drop packets. A packet whose way is down takes
-  // another dimension order (or the other way round its ring); one that a link drops, or that has no
-  // way left, leaves the network through on_drop(arg, p, link_node, dim, dir).
+  // PAMIR_TORUS_FAULT: a link taken down, or made to drop packets. A packet whose way is down moves to
+  // the escape channel and its up*/down* routes; one that a link drops, or that has no way left, leaves the
+  // network through on_drop(arg, p, link_node, dim, dir).
   void set_fault(uint32_t node, int dim, int dir, bool down, double probability, uint64_t seed);
   void on_drop(void (*drop)(void *, const Packet &, uint32_t, int, int), void *arg) {
     drop_ = drop;
