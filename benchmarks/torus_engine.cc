@@ -77,7 +77,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "torus_engine: %s\n", why.c_str());
     return 1;
   }
-  if (argc > 3 && std::string(argv[3]) == "network") return network_only(g, total);
+  if (argc > 3) {
+    if (std::string(argv[3]) != "network") {
+      std::fprintf(stderr, "torus_engine: the third argument may only be 'network', not '%s'\n", argv[3]);
+      return 1;
+    }
+    return network_only(g, total);
+  }
   const size_t len = area_bytes(ranks);
   void *area = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (area == MAP_FAILED) return 1;

@@ -94,7 +94,12 @@ uint8_t Network::dor_port(uint32_t node, uint32_t dst) const {
 }
 
 void Network::inject(const Packet &p) {
-  injection_[p.src].push_back(p);
+  Packet &q = injection_[p.src].emplace_back(p);
+  q.dim = -1;  // the route is the network's to choose
+  q.dir = 0;
+  q.vc = 0;
+  q.rerouted = q.descending = false;
+  q.hops = 0;
   ++queued_[p.src];
   busy_sources_[p.src] |= 1u;
   ++in_flight_;
@@ -110,85 +115,93 @@ void Network::set_fault(uint32_t node, int dim, int dir, bool down, double proba
   const size_t l = link(node, dim, dir);
   if (down) {
     down_[l] = 1;
-    build_escape_routes();
+    escape_stale_ = true;  // the order and the routes are worked out when a packet first needs them
   } else {
     drops_[l] = Drop{probability, seed, 0};
   }
 }
 
-void Network::build_escape_routes() {
+// The up*/down* order: levels by breadth-first search from node 0 over the links that work both ways,
+// so that every node it reaches has a way up to node 0 and down from it; a node it cannot reach comes
+// last. The routes to each destination follow from it when first asked for (escape_column).
+void Network::order_escape() {
   const uint32_t n = g_.nodes();
-  const int ports = g_.ndims() * 2;
-  auto works = [&](uint32_t v, int port) { return !down_[link(v, port / 2, port % 2 ? 1 : -1)]; };
-  auto to = [&](uint32_t v, int port) { return neighbour_[v][size_t(port)]; };
-  // Levels by breadth-first search from node 0 over the links that work both ways, so that every node
-  // it reaches has a way up to node 0 and down from it; a node it cannot reach comes last.
   constexpr uint32_t kFar = ~0u;
   std::vector<uint32_t> level(n, kFar), queue{0};
   level[0] = 0;
   for (size_t i = 0; i < queue.size(); ++i) {
     const uint32_t v = queue[i];
-    for (int port = 0; port < ports; ++port) {
-      const uint32_t w = to(v, port);
-      if (level[w] != kFar || !works(v, port) || !works(w, port ^ 1)) continue;
+    for (size_t port = 0; port < ports_; ++port) {
+      const uint32_t w = neighbour_[v][port];
+      if (level[w] != kFar || down_[v * ports_ + port] || down_[w * ports_ + (port ^ 1)]) continue;
       level[w] = level[v] + 1;
       queue.push_back(w);
     }
   }
-  std::vector<uint32_t> order(n);
-  for (uint32_t v = 0; v < n; ++v) order[v] = v;
-  std::sort(order.begin(), order.end(),
+  by_place_.resize(n);
+  for (uint32_t v = 0; v < n; ++v) by_place_[v] = v;
+  std::sort(by_place_.begin(), by_place_.end(),
             [&](uint32_t a, uint32_t b) { return level[a] != level[b] ? level[a] < level[b] : a < b; });
   place_.assign(n, 0);
-  for (uint32_t i = 0; i < n; ++i) place_[order[i]] = i;
-  // Per destination, the shortest descending distance to it (down links only), then the shortest legal
-  // one (ups, then downs): both over a DAG, the places in order.
-  escape_next_.assign(size_t(n) * n * 2, kNoWay);
+  for (uint32_t i = 0; i < n; ++i) place_[by_place_[i]] = i;
+  escape_next_.assign(n, {});
+  escape_stale_ = false;
+}
+
+// The escape routes to `dst`, [node * 2 + descending]: the shortest descending distance to it (down
+// links only), then the shortest legal one (ups, then downs), both over a DAG with the places in order;
+// then at each node the first port (A- first) that starts a shortest route, per phase. A column costs
+// the nodes times their ports, once, and only destinations that rerouted packets head for get one.
+const uint8_t *Network::escape_column(uint32_t dst) {
+  if (escape_stale_) order_escape();
+  std::vector<uint8_t> &column = escape_next_[dst];
+  if (!column.empty()) return column.data();
+  const uint32_t n = g_.nodes();
+  auto works = [&](uint32_t v, size_t port) { return !down_[v * ports_ + port]; };
   constexpr uint32_t kNone = ~0u;
   std::vector<uint32_t> down_dist(n), any_dist(n);
-  for (uint32_t dst = 0; dst < n; ++dst) {
-    for (uint32_t i = n; i-- > 0;) {
-      const uint32_t v = order[i];
-      uint32_t best = v == dst ? 0 : kNone;
-      for (int port = 0; port < ports && v != dst; ++port) {
-        const uint32_t w = to(v, port);
-        if (works(v, port) && place_[w] > place_[v] && down_dist[w] != kNone)
-          best = std::min(best, down_dist[w] + 1);
-      }
-      down_dist[v] = best;
+  for (uint32_t i = n; i-- > 0;) {
+    const uint32_t v = by_place_[i];
+    uint32_t best = v == dst ? 0 : kNone;
+    for (size_t port = 0; port < ports_ && v != dst; ++port) {
+      const uint32_t w = neighbour_[v][port];
+      if (works(v, port) && place_[w] > place_[v] && down_dist[w] != kNone)
+        best = std::min(best, down_dist[w] + 1);
     }
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t v = order[i];
-      uint32_t best = down_dist[v];
-      for (int port = 0; port < ports; ++port) {
-        const uint32_t w = to(v, port);
-        if (works(v, port) && place_[w] < place_[v] && any_dist[w] != kNone)
-          best = std::min(best, any_dist[w] + 1);
-      }
-      any_dist[v] = best;
+    down_dist[v] = best;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t v = by_place_[i];
+    uint32_t best = down_dist[v];
+    for (size_t port = 0; port < ports_; ++port) {
+      const uint32_t w = neighbour_[v][port];
+      if (works(v, port) && place_[w] < place_[v] && any_dist[w] != kNone)
+        best = std::min(best, any_dist[w] + 1);
     }
-    // The first port (A- first) that starts a shortest route, per phase.
-    for (uint32_t v = 0; v < n; ++v) {
-      if (v == dst) continue;
-      uint8_t *next = &escape_next_[(size_t(v) * n + dst) * 2];
-      for (int port = 0; port < ports; ++port) {
-        const uint32_t w = to(v, port);
-        if (!works(v, port)) continue;
-        const bool descends = place_[w] > place_[v];
-        const uint32_t via = descends ? down_dist[w] : any_dist[w];
-        if (via == kNone) continue;
-        if (next[0] == kNoWay && any_dist[v] != kNone && via + 1 == any_dist[v]) next[0] = uint8_t(port);
-        if (next[1] == kNoWay && descends && down_dist[v] != kNone && via + 1 == down_dist[v])
-          next[1] = uint8_t(port);
-      }
+    any_dist[v] = best;
+  }
+  column.assign(size_t(n) * 2, kNoWay);
+  for (uint32_t v = 0; v < n; ++v) {
+    if (v == dst) continue;
+    uint8_t *next = &column[size_t(v) * 2];
+    for (size_t port = 0; port < ports_; ++port) {
+      const uint32_t w = neighbour_[v][port];
+      if (!works(v, port)) continue;
+      const bool descends = place_[w] > place_[v];
+      const uint32_t via = descends ? down_dist[w] : any_dist[w];
+      if (via == kNone) continue;
+      if (next[0] == kNoWay && any_dist[v] != kNone && via + 1 == any_dist[v]) next[0] = uint8_t(port);
+      if (next[1] == kNoWay && descends && down_dist[v] != kNone && via + 1 == down_dist[v])
+        next[1] = uint8_t(port);
     }
   }
+  return column.data();
 }
 
 Network::Next Network::escape_hop(Packet &p, uint32_t node) {
   if (node == p.dst) return kArrived;
-  const uint8_t port = escape_next_[(size_t(node) * g_.nodes() + p.dst) * 2 + p.descending];
-  if (port == kNoWay) return kStuck;
+  const uint8_t port = escape_column(p.dst)[size_t(node) * 2 + p.descending];
+  if (port == kNoWay) return kStuck;  // p.dim and p.dir still name the link it cannot pass
   p.dim = int8_t(port / 2);
   p.dir = int8_t(port % 2 ? 1 : -1);
   return kHop;
@@ -213,6 +226,8 @@ Network::Next Network::next_hop(Packet &p, uint32_t node) {
   if (faults_ && down_[size_t(node) * ports_ + port]) {  // its way is down: the escape channel
     p.rerouted = true;
     p.descending = false;
+    p.dim = int8_t(port / 2);  // named if no escape route leads on
+    p.dir = int8_t(port % 2 ? 1 : -1);
     return escape_hop(p, node);
   }
   p.dim = int8_t(port / 2);
@@ -222,8 +237,9 @@ Network::Next Network::next_hop(Packet &p, uint32_t node) {
 
 int Network::cycle() {
   ++cycles_;
-  const uint32_t stamp = uint32_t(cycles_) + 1;                        // never 0, the links' initial value
-  if (stamp == 1) std::fill(link_used_.begin(), link_used_.end(), 0);  // the count wrapped
+  // The links' stamps: never 0, their initial value; back to 1, with the stamps cleared, every 2^32 - 1.
+  const uint32_t stamp = uint32_t(cycles_ % 0xffffffffull) + 1;
+  if (stamp == 1) std::fill(link_used_.begin(), link_used_.end(), 0);
   const uint32_t n = g_.nodes();
   Move *moves = moves_.data(), *end = moves;
   const size_t per = sources_per_node_, vcs = this->vcs();
@@ -258,9 +274,10 @@ int Network::cycle() {
           continue;
         }
         if (next == kStuck) {  // every way on is down: it leaves the network here
+          const size_t l = link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1);
           at_front = p;
-          *end++ = Move{v, kNoBuffer, uint32_t(link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1)), uint8_t(i),
-                        true};
+          *end++ = Move{v, kNoBuffer, uint32_t(l), uint8_t(i), true};
+          ++dropped_[l];
           continue;
         }
         const size_t l = link(v, p.dim, p.dir);

@@ -15,9 +15,10 @@
 // down link moves to an escape channel of its own on every link, and on it follows up*/down* routes over
 // the links that work (Autonet: nodes ordered by breadth-first level from node 0, each working link
 // "up" towards a lower place in that order or "down" away from it; a route takes ups, then downs only,
-// and the shortest such route is taken). Escape routes never wait on a lower place once they descend,
-// nor on a higher one while they climb, so the escape channels' buffers form no cycle, and the
-// ordinary channels only ever wait on them, never the reverse.
+// and the shortest such route is taken). A packet on an up link waits only for an up link from a
+// lower place or for a down link; one on a down link only for a down link to a higher place. So waits
+// among escape buffers never go from a down link to an up one and otherwise follow the order strictly:
+// they form no cycle. The ordinary channels wait on the escape channel, never the reverse.
 //
 // This is the engine's model of the network alone: what a packet carries beyond its route (payload,
 // counters, the descriptor it came from) belongs to the engine that drives it.
@@ -169,13 +170,15 @@ class Network {
   enum Next { kArrived, kHop, kStuck };
   Next next_hop(Packet &p, uint32_t node);
   Next escape_hop(Packet &p, uint32_t node);
-  // The escape routes (built when a link goes down): each node's place in the up*/down* order, and per
-  // node, destination and phase (climbing, descending) the link index (dim * 2 + (dir > 0)) to take,
+  // The escape routes, worked out once a link is down and a packet needs them: each node's place in the
+  // up*/down* order, and per destination, node and phase (climbing, descending) the port to take,
   // kNoWay where the working links reach no further.
   static constexpr uint8_t kNoWay = 0xff;
-  std::vector<uint32_t> place_;
-  std::vector<uint8_t> escape_next_;  // [(node * nodes + destination) * 2 + descending]
-  void build_escape_routes();
+  bool escape_stale_ = false;
+  std::vector<uint32_t> place_, by_place_;
+  std::vector<std::vector<uint8_t>> escape_next_;  // [destination][node * 2 + descending], when asked for
+  void order_escape();
+  const uint8_t *escape_column(uint32_t dst);
   bool faults_ = false;
   std::vector<uint8_t> down_;
   struct Drop {

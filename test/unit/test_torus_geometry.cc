@@ -247,6 +247,44 @@ TEST(TorusNetwork, RandomCutLinksNeverDeadlock) {
   }
 }
 
+// A node cut off (both its links on a ring of 4 down both ways): a packet for it has no escape route,
+// leaves the network, and its loss names the down link it met, not the way it came.
+TEST(TorusNetwork, APacketWithNoWayLeftNamesTheLinkItMet) {
+  Geometry g;
+  std::string why;
+  ASSERT_TRUE(g.make(4, "4", "", why)) << why;
+  Network net(g, 1);
+  net.set_fault(0, 0, +1, true, 0, 0);
+  net.set_fault(1, 0, -1, true, 0, 0);
+  net.set_fault(1, 0, +1, true, 0, 0);
+  net.set_fault(2, 0, -1, true, 0, 0);
+  struct Loss {
+    uint32_t node = 99;
+    int dim = -1, dir = 0;
+    int count = 0;
+  } loss;
+  net.on_drop(
+      [](void *arg, const Packet &, uint32_t node, int dim, int dir) {
+        auto *l = static_cast<Loss *>(arg);
+        *l = Loss{node, dim, dir, l->count + 1};
+      },
+      &loss);
+  Packet p;
+  p.src = 0;
+  p.dst = 1;
+  net.inject(p);
+  p.src = 3;  // 3 to 0 still works, round the other way from the cut
+  p.dst = 0;
+  net.inject(p);
+  ASSERT_TRUE(net.drain(1000));
+  EXPECT_EQ(loss.count, 1);
+  EXPECT_EQ(loss.node, 0u);
+  EXPECT_EQ(loss.dim, 0);
+  EXPECT_EQ(loss.dir, +1);
+  EXPECT_EQ(net.link_dropped(0, 0, +1), 1u);
+  EXPECT_EQ(net.delivered().size(), 1u);
+}
+
 TEST(TorusNetwork, RingShiftLoadsExactlyItsLinks) {
   Geometry g;
   std::string why;
