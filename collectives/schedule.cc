@@ -104,6 +104,7 @@ Request *Sched::add(bool send, int peer, void *buf, uint64_t bytes) {
 }
 
 void Sched::isend(int peer, const void *buf, size_t bytes) {
+  VtScope as_of(vt_, g_vclock.arrival);
   if (replay_ && replay_->message(*this, true, peer, const_cast<void *>(buf), bytes, nullptr, 0)) [[unlikely]]
     return;
   Context &ctx = context();
@@ -113,12 +114,14 @@ void Sched::isend(int peer, const void *buf, size_t bytes) {
 }
 
 void Sched::irecv(int peer, void *buf, size_t bytes) {
+  VtScope as_of(vt_, g_vclock.arrival);
   if (replay_ && replay_->message(*this, false, peer, buf, bytes, nullptr, 0)) [[unlikely]]
     return;
   if (Request *r = add(false, peer, buf, bytes)) context().start_recv(r);
 }
 
 void Sched::isend(int peer, const Block &b) {
+  VtScope as_of(vt_, g_vclock.arrival);
   if (!b.layout) return isend(peer, b.base, b.bytes);
   if (replay_ && replay_->message(*this, true, peer, b.base, b.bytes, b.layout, b.elems)) [[unlikely]]
     return;
@@ -130,6 +133,7 @@ void Sched::isend(int peer, const Block &b) {
 }
 
 void Sched::irecv(int peer, const Block &b) {
+  VtScope as_of(vt_, g_vclock.arrival);
   if (replay_ && replay_->message(*this, false, peer, b.base, b.bytes, b.layout, b.elems)) [[unlikely]]
     return;
   if (Request *r = add(false, peer, b.base, b.bytes)) {
@@ -162,7 +166,8 @@ int Sched::reap() {
   int err = overflow_ ? int(Err::intern) : 0;
   if (replay_)
     if (int e = replay_->end_phase(); e && !err) err = e;
-  auto reap_one = [&err](Request *r) {
+  auto reap_one = [this, &err](Request *r) {
+    if (r->vt > vt_) vt_ = r->vt;
     Err e = r->status.error;
     // A collective's message sizes are fixed by the call: a different length means the ranks disagree
     // on a count or datatype.
@@ -186,6 +191,7 @@ int run(Sched &s, Task t) {
       if (!s.spin_ready()) ctx.wait_until([&s] { return s.ready(); }, s.on_memory() ? kMemorySleepUs : 0);
     while (!s.step(t));
   }
+  vclock_observe(s.vt());  // the caller has the collective's result
   return t.result();
 }
 
@@ -207,6 +213,7 @@ void NbSchedule::start(Task t) {
     return;
   }
   if (sched.start(task_)) {
+    VtScope finished(g_vclock.stamp, sched.vt());  // its request completes as of its last message
     done(task_.result());
     return;
   }
@@ -240,7 +247,8 @@ void poll_schedules() {
   polling = false;
   while (NbSchedule *n = finished.pop_front()) {
     const bool engaged = n->engaged_;
-    n->done(n->task_.result());  // may delete n
+    VtScope as_of(g_vclock.stamp, n->sched.vt());  // its request completes as of its last message
+    n->done(n->task_.result());                    // may delete n
     if (engaged) progress_thread::release();
   }
 }

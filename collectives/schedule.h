@@ -20,6 +20,7 @@
 
 #include "collectives/reduce_ops.h"
 #include "pami/list.h"
+#include "pami/vclock.h"
 
 namespace pamir {
 struct Request;
@@ -255,11 +256,15 @@ class Sched {
   bool spin_ready() const;
   // Whether the step waits on a condition on memory (until()).
   bool on_memory() const { return cond_ != nullptr; }
+  // The timing model's clock of this collective (pami/vclock.h): the caller's stamp at its start,
+  // raised to each message a finished step took. Its messages are posted with it.
+  uint64_t vt() const { return vt_; }
   // A persistent collective's start: its messages are recorded or replayed (collectives/replay.h).
   void replay_with(Replay *r) { replay_ = r; }
 
   // Starts a task on this schedule, or resumes it where it waits; true once it has finished.
   bool start(Task &t) {
+    vt_ = g_vclock.stamp;
     resume_ = t.handle();
     return step(t);
   }
@@ -289,6 +294,7 @@ class Sched {
   Cond cond_ = nullptr;
   const void *cond_arg_ = nullptr;
   std::coroutine_handle<> resume_;
+  uint64_t vt_ = 0;
 };
 
 // Runs a task to its end on the calling thread (a blocking collective); 0 or a pamir::Err value.

@@ -10,6 +10,7 @@
 // operation a descriptor arms belongs to the request (`rec`), so a replay allocates nothing. A buffered
 // send (its data is copied out at each start) and MPI_PROC_NULL take the ordinary path, each start
 // beginning what MPI_Isend or MPI_Irecv would; so does a pattern that finds the FIFO full.
+#include <algorithm>
 #include <new>
 #include <unordered_map>
 #include <vector>
@@ -96,6 +97,7 @@ inline Persistent *persistent_of(pamir::Request *h) {
 // request_error words), and the operation back to the pool.
 void finished(pamir::Request *h, pamir::Request *op) {
   h->status = op->status;
+  h->vt = std::max(h->vt, op->vt);
   h->bytes = op->bytes;
   persistent_of(h)->op = nullptr;
   request_free(op);
@@ -112,6 +114,7 @@ void recorded_done(void *arg, pamir::Request *last) {
   auto *h = static_cast<pamir::Request *>(arg);
   if (last) {
     h->status = last->status;
+    h->vt = std::max(h->vt, last->vt);
     h->bytes = last->bytes;
   } else {
     h->status = pamir::Status{};
@@ -152,6 +155,7 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
 inline void begin_recorded(pamir::Request *h) {
   h->active = true;
   h->complete = false;
+  h->vt = g_vclock.stamp;
   Persistent *p = persistent_of(h);
   p->op = p->rec;
 }
@@ -172,6 +176,7 @@ int Persistent::start_ordinary(const char *fn_, pamir::Request *h) {
   }
   h->active = true;
   h->complete = false;
+  h->vt = g_vclock.stamp;
   op = started;
   if (started->complete) {
     finished(h, started);

@@ -111,6 +111,7 @@ int request_status(pamir::Request *r, MPI_Status *status, const char *fn, bool r
   if (r->kind == ReqKind::generalized) [[unlikely]]
     return grequest_status(r, status, fn, raise_it);
   status_from(status, r->status);
+  vclock_observe(r->vt);  // the program has seen it complete (the torus's timing model)
   if (__builtin_expect(r->status.error == Err::ok, 1)) return MPI_SUCCESS;
   // The code's text keeps the numbers, whatever becomes of the request afterwards.
   int rc = request_error(r, fn, false);

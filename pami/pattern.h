@@ -226,6 +226,7 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
   }
   Request *r = d.req;
   r->complete = false;
+  r->vt = g_vclock.stamp;
   r->acked = false;
   r->started = false;
   r->status = Status{};

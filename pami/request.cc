@@ -27,12 +27,15 @@ Pool &pool() {
 }
 }  // namespace
 
+VirtualClock g_vclock;
+
 Request *request_alloc(ReqKind kind) {
   Pool &p = pool();
   if (p.free.empty()) p.grow();
   Request *r = p.free.back();
   p.free.pop_back();
   new (r) Request();
+  r->vt = g_vclock.stamp;
   r->magic = kRequestMagic;
   r->kind = kind;
   ++p.in_use;

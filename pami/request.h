@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "pami/list.h"
+#include "pami/vclock.h"
 
 namespace pamir {
 
@@ -103,6 +104,8 @@ struct Request : ListNode {
   // Kind-specific: a persistent request's arguments, or the handle of a persistent start's operation.
   void *ext = nullptr;
   void (*on_complete)(Request *) = nullptr;  // called once when `complete` becomes true
+  // The timing model's (pami/vclock.h): the stamp it was posted with, raised to what completed it.
+  uint64_t vt = 0;
 };
 
 // The request pool: a free list over slabs that are never returned, so reading a stale handle's magic
@@ -117,6 +120,7 @@ size_t requests_in_use();
 Request *request_completed_send();
 
 inline void request_complete(Request *r) {
+  if (g_vclock.arrival > r->vt) r->vt = g_vclock.arrival;
   r->complete = true;
   if (r->on_complete) r->on_complete(r);
 }

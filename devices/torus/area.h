@@ -82,6 +82,9 @@ constexpr uint32_t kFromMemory = 1;
 struct alignas(64) PatternFifoArea {
   alignas(64) std::atomic<uint64_t> tail;  // rank: descriptors started
   alignas(64) std::atomic<uint64_t> done;  // engine: descriptors carried
+  // The timing model's: the rank's stamp at the latest start (its descriptors leave no earlier). A start
+  // waits for the previous one's sends to be carried, so one value serves.
+  std::atomic<uint64_t> start_ns;
   uint32_t size;
   Descriptor slots[kPatternSlots];
   uint8_t headers[kPatternSlots][kPatternHeader];

@@ -107,7 +107,9 @@ void Engine::take(uint32_t rank, uint64_t index) {
 void Engine::take_pattern(uint32_t rank, uint32_t p, uint64_t index) {
   const PatternFifoArea &f = rank_block(area_, rank)->patterns[p];
   const uint32_t i = f.size ? uint32_t(index % std::min(f.size, kPatternSlots)) : 0;
-  take_slot(rank, kInjectionSlots + p * kPatternSlots + i, f.slots[i]);
+  Descriptor d = f.slots[i];  // written once; this start leaves no earlier than its stamp
+  d.not_before_ns = std::max(d.not_before_ns, f.start_ns.load(std::memory_order_relaxed));
+  take_slot(rank, kInjectionSlots + p * kPatternSlots + i, d);
 }
 
 void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {

@@ -228,7 +228,7 @@ void TorusDevice::push_fifo(Descriptor *s, uint32_t task, uint16_t dispatch, uin
                   .dest = task,
                   .hdr_len = uint16_t(hdr_len),
                   .payload_len = uint16_t(hdr_len + payload_len),
-                  .not_before_ns = horizon_ns_};
+                  .not_before_ns = g_vclock.stamp};
   ++tail_;
   publish();
 }
@@ -290,7 +290,9 @@ unsigned TorusDevice::poll() noexcept {
       reads_.pop_back();
       reads_count_.store(uint32_t(reads_.size()), std::memory_order_relaxed);
       const int64_t status = c.status.load(std::memory_order_relaxed);
+      const uint64_t landed = c.vt_ns.load(std::memory_order_relaxed);
       ack_free(done.counter);
+      VtScope at(landed, landed);  // the receive completes, and acknowledges, as of its last bytes
       sink_.read_done(sink_.arg, done.cookie, status);
       ++got;
     }
@@ -327,7 +329,7 @@ bool TorusDevice::transfer(Intent intent, uint32_t task, const struct iovec *loc
                       .local_addr = uint64_t(uintptr_t(local[li].iov_base)) + lo,
                       .remote_offset = uint64_t(uintptr_t(remote[ri].iov_base)) + ro,
                       .local_counter = counter,
-                      .not_before_ns = horizon_ns_};
+                      .not_before_ns = g_vclock.stamp};
       ++tail_;
     }
     lo += n, ro += n;
@@ -448,6 +450,10 @@ uint64_t TorusDevice::ack_counter(uint64_t ref) const noexcept {
   return v > 0 ? uint64_t(v) : 0;
 }
 
+uint64_t TorusDevice::ack_time(uint64_t ref) const noexcept {
+  return me_->counters[ref - 1].vt_ns.load(std::memory_order_relaxed);
+}
+
 int64_t TorusDevice::ack_status(uint64_t ref) const noexcept {
   return me_->counters[ref - 1].status.load(std::memory_order_acquire);
 }
@@ -460,8 +466,6 @@ void TorusDevice::ack_free(uint64_t ref) noexcept {
     me_->failed_what[sizeof me_->failed_what - 1] = '\0';
     std::fprintf(stderr, "Pamir: rank %u: torus device: %s\n", self_, me_->failed_what);
   }
-  // An owner frees a counter once it has found it at zero: its last bytes' arrival is seen.
-  seen(me_->counters[ref - 1].vt_ns.load(std::memory_order_relaxed));
   for (uint32_t b : exposed_[ref - 1]) base_free(b);
   exposed_[ref - 1].clear();
   free_counters_.push_back(uint32_t(ref - 1));
@@ -474,7 +478,7 @@ void TorusDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t
                   .length = bytes,
                   .remote_counter = uint32_t(ref),
                   .status = int32_t(status),
-                  .not_before_ns = horizon_ns_};
+                  .not_before_ns = g_vclock.stamp};
   ++tail_;
   publish();
 }
@@ -515,6 +519,7 @@ bool TorusDevice::pattern_add(uint32_t id, uint32_t task, uint16_t dispatch, con
 // A replay: the tail moves by the pattern's size and the engine walks the same descriptors again.
 void TorusDevice::pattern_start(uint32_t id) noexcept {
   torus::PatternFifoArea &f = me_->patterns[id - 1];
+  f.start_ns.store(g_vclock.stamp, std::memory_order_relaxed);
   pattern_tail_[id - 1] += f.size;
   f.tail.store(pattern_tail_[id - 1], std::memory_order_release);
   me_->pattern_kicks.store(++pattern_kicks_, std::memory_order_release);

@@ -24,6 +24,7 @@
 
 #include "devices/device.h"
 #include "devices/torus/area.h"
+#include "pami/vclock.h"
 
 namespace pamir::dev {
 
@@ -77,6 +78,7 @@ class TorusDevice final : public Device {
   uint64_t ack_alloc(uint64_t expect) noexcept override;
   uint64_t ack_counter(uint64_t ref) const noexcept override;
   int64_t ack_status(uint64_t ref) const noexcept override;
+  uint64_t ack_time(uint64_t ref) const noexcept override;
   void ack_free(uint64_t ref) noexcept override;
   void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
   uint32_t pattern_open(uint32_t n) noexcept override;
@@ -122,7 +124,9 @@ class TorusDevice final : public Device {
   // They move to the overflow, which poll() delivers first, in order.
   void stash() noexcept;
   void deliver(const torus::ReceptionSlot &r) noexcept {
-    seen(r.h.vt_ns);
+    // Handled as of its arrival: what completes now completes then, and what it makes this rank send
+    // leaves no earlier (pami/vclock.h).
+    VtScope at(r.h.vt_ns, r.h.vt_ns);
     sink_.deliver(sink_.arg, r.h.src, r.h.dispatch, r.payload, r.h.hdr_len, r.payload + r.h.hdr_len,
                   r.h.payload_len - r.h.hdr_len);
   }
@@ -136,12 +140,6 @@ class TorusDevice final : public Device {
   uint64_t published_ = 0;
   bool failure_named_ = false;  // a failed transfer's link has been printed
   uint64_t descriptors_written_ = 0;
-  // The timing model's: the latest arrival this rank has seen (a packet taken, a counter found at
-  // zero), which every descriptor it writes carries.
-  uint64_t horizon_ns_ = 0;
-  void seen(uint64_t vt) noexcept {
-    if (vt > horizon_ns_) horizon_ns_ = vt;
-  }
   uint64_t consumed_ = 0;         // reception slots taken (delivered, being delivered, or stashed)
   uint64_t pinned_ = UINT64_MAX;  // the slot poll() is delivering from: not yet free for the engine
   std::deque<torus::ReceptionSlot> overflow_;

@@ -282,7 +282,10 @@ void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload,
     if (sig) [[unlikely]]
       check_signature(r, sig, h.total);
     fill(r, 0, payload, len);
-    if (h.sync_cookie) send_ack(src_task, h.sync_cookie);
+    if (h.sync_cookie) {
+      VtScope as_of(std::max(r->vt, g_vclock.arrival), g_vclock.arrival);  // matched when both were there
+      send_ack(src_task, h.sync_cookie);
+    }
     if (len < h.total) {
       peers_[src_task].in = Incoming{r, nullptr, len, h.total};
     } else {
@@ -308,6 +311,7 @@ Unexpected *Context::unexpected(uint64_t bits, uint32_t src_task, uint64_t total
   u->total = total;
   u->sync_cookie = sync_cookie;
   u->sig = sig;
+  u->vt = g_vclock.arrival;
   return u;
 }
 
@@ -318,6 +322,7 @@ void Context::on_frag(uint32_t src_task, const void *payload, size_t len) {
   } else if (in.unexp) {
     std::memcpy(in.unexp->data + in.received, payload, len);
     in.unexp->received = in.received + len;
+    in.unexp->vt = std::max(in.unexp->vt, g_vclock.arrival);
   }
   in.received += len;
   if (in.received < in.total) return;
@@ -334,6 +339,8 @@ void Context::on_frag(uint32_t src_task, const void *payload, size_t len) {
 }
 
 void Context::recv_unexpected(Request *r, Unexpected *u) {
+  // Matched as of the later of the receive's post and the message's arrival, whichever came first here.
+  VtScope as_of(std::max(r->vt, u->vt), u->vt);
   set_recv_status(r, u->src, u->tag, u->total);
   if (u->sig) [[unlikely]]
     check_signature(r, u->sig, u->total);

@@ -43,6 +43,7 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h, const void *layout, 
     set_recv_status(r, src, tag, h.total);
     if (h.sig) [[unlikely]]
       check_signature(r, h.sig, h.total);
+    VtScope as_of(std::max(r->vt, g_vclock.arrival), g_vclock.arrival);  // matched when both were there
     pull(r, src_task, h.src, layout, layout_len);
     return;
   }
@@ -273,6 +274,7 @@ void Context::check_rdv_sends() {
       return;
     }
     const int64_t status = d->ack_status(r->ack_ref);
+    VtScope acked(g_vclock.stamp, d->ack_time(r->ack_ref));  // the send completes as of its acknowledgment
     d->ack_free(r->ack_ref);
     ++stats().rdv_origin_acked;
     rdv_sends_.remove(r);

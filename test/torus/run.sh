@@ -147,6 +147,22 @@ EOF
   ); then pass "report.deterministic ($msg)"; else fail report.deterministic "$msg"; fi
 fi
 
+# --- virtual times repeat where stamps follow the program's completions alone: eager messages (no
+# remote gets, whose data queue at the owner's link in the order the engine takes them), one rank a
+# node; the total and every rank's clock the same in both runs ---
+if run vt.1 0 8 PAMIR_SEND_PROTOCOLS=eager PAMIR_TORUS_REPORT="$work/vt.1.json" -- --torus 2x2x2 pt2pt_basic &&
+  run vt.2 0 8 PAMIR_SEND_PROTOCOLS=eager PAMIR_TORUS_REPORT="$work/vt.2.json" -- --torus 2x2x2 pt2pt_basic; then
+  if msg=$(python3 - "$work/vt.1.json" "$work/vt.2.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p))["timing"] for p in sys.argv[1:3])
+assert a["virtual_time_ns"] > 0 and len(a["rank_virtual_time_ns"]) == 8, a
+assert a["virtual_time_ns"] == b["virtual_time_ns"], (a["virtual_time_ns"], b["virtual_time_ns"])
+assert a["rank_virtual_time_ns"] == b["rank_virtual_time_ns"], (a["rank_virtual_time_ns"], b["rank_virtual_time_ns"])
+print(f"virtual {a['virtual_time_ns']} ns in both runs, every rank's clock equal")
+EOF
+  ); then pass "report.virtual_time ($msg)"; else fail report.virtual_time "$msg"; fi
+fi
+
 # --- faults: a link down is routed round (the report shows it), a dropping link fails what it carried ---
 if run fault.down 0 8 PAMIR_TORUS_FAULT="down:0,0,0:A+" PAMIR_TORUS_REPORT="$work/fault.json" -- --torus 2x2x2 coll_basic; then
   if msg=$(python3 - "$work/fault.json" <<'EOF'
