@@ -139,11 +139,13 @@ static_assert(kCount <= kMaxAlgorithms);
 // block out of the others' buffers) win allreduce and reduce with 2 ranks; with 4 on the 2 cores
 // (oversubscribed) their waits on every rank cost time slices, so allreduce takes them from 64 KiB and
 // reduce from 128 KiB (sending straight to the root up to 128 KiB, or having the root read everyone
-// above, measured no better there: docs/performance.md). On a team that fills the torus the torus
-// algorithms take bcast from 16 KiB and commutative allreduce from 2 KiB: in the torus's timing model
-// (16 ranks on 4x4) they finish in 0.3-0.9x the virtual time of the others, the reduce does not
-// (binomial's 2.5 ms against 2.8 ms at 1 MiB), and below 2 KiB the fewer rounds of binomial and
-// recursive doubling cost less real time for the same virtual time (docs/performance.md).
+// above, measured no better there: docs/performance.md). On a team that fills the torus, the torus's
+// timing model (16 ranks on 4x4, docs/performance.md) decides: bcast takes scatter_allgather from 16
+// KiB (20 against torus_colours' 28 us at 16 KiB, 76 against 106 at 64 KiB, a tie at 256 KiB) and
+// torus_colours from 512 KiB (982 against 1233 at 1 MiB), or torus_colours from 16 KiB on 8 ranks or
+// fewer; commutative allreduce takes torus_colours from 2 KiB (0.5-0.6x the best other); the torus
+// reduce loses to binomial (2.31 against 2.23 ms at 1 MiB); below 2 KiB the fewer rounds of binomial and
+// recursive doubling cost less real time.
 struct DefaultEntry {
   C coll;
   const char *algorithm;
@@ -154,7 +156,9 @@ const DefaultEntry kDefaults[] = {
     {C::barrier, "shm", kShmSlot | kExclusive, kShmSlot | kExclusive},
     {C::barrier, "hierarchical", kNodeGroups, kOneNode | kNodeGroups},
     {C::barrier, "dissemination", 0, 0},
-    {C::bcast, "torus", kTorusGrid | size_class_bits(1), kTorusGrid | kSC},
+    {C::bcast, "scatter_allgather", kTorusGrid | size_class_bits(1), kTorusGrid | kSmallComm | kSC},
+    {C::bcast, "scatter_allgather", kTorusGrid | size_class_bits(2), kTorusGrid | kSmallComm | kSC},
+    {C::bcast, "torus_colours", kTorusGrid | size_class_bits(1), kTorusGrid | kSC},
     {C::bcast, "torus_colours", kTorusGrid | size_class_bits(2), kTorusGrid | kSC},
     {C::bcast, "torus_colours", kTorusGrid | size_class_bits(3), kTorusGrid | kSC},
     {C::bcast, "shm", kShmSlot | kExclusive | size_class_bits(0), kShmSlot | kExclusive | kSC},

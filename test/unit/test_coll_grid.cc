@@ -77,8 +77,10 @@ TEST(CollGrid, SelectionTakesTheTorusAlgorithmsOnlyWithTheirBit) {
   load_defaults();
   auto chosen = [](Collective c, uint32_t mask) { return algorithm(selector().select(c, mask)).name; };
   const uint32_t mb = size_class_bits(2);  // bcast 64-512 KiB, allreduce 16-64 KiB
-  EXPECT_STREQ(chosen(Collective::bcast, kTorusGrid | mb), "torus_colours");
-  EXPECT_STREQ(chosen(Collective::bcast, kTorusGrid | size_class_bits(1)), "torus");
+  EXPECT_STREQ(chosen(Collective::bcast, kTorusGrid | mb), "scatter_allgather");
+  EXPECT_STREQ(chosen(Collective::bcast, kTorusGrid | kSmallComm | mb), "torus_colours");
+  EXPECT_STREQ(chosen(Collective::bcast, kTorusGrid | size_class_bits(1)), "scatter_allgather");
+  EXPECT_STREQ(chosen(Collective::bcast, kTorusGrid | size_class_bits(3)), "torus_colours");
   EXPECT_STREQ(chosen(Collective::bcast, kTorusGrid | size_class_bits(0)), "binomial");
   EXPECT_STREQ(chosen(Collective::allreduce, kTorusGrid | kCommutative | mb), "torus_colours");
   EXPECT_STRNE(chosen(Collective::allreduce, kTorusGrid | mb), "torus_colours");  // not commutative
