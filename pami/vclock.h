@@ -12,7 +12,9 @@
 // - `arrival` is the virtual arrival of the packet or counter whose handling runs now (0 elsewhere):
 //   request_complete raises the request's `vt` to it.
 // Only the torus device sets arrivals and reads stamps; elsewhere these stay 0 and cost a compare.
-// The library lock serialises them, as it does the requests.
+// The library lock serialises them, as it does the requests. A thread that releases the lock inside a
+// scope (a user callback's blocking call) lets another's scopes interleave with its own: under
+// MPI_THREAD_MULTIPLE the model's stamps are then approximate, never unsafe.
 #pragma once
 
 #include <cstdint>
