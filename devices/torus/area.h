@@ -67,8 +67,8 @@ struct Descriptor {
   uint32_t remote_counter = 0;  // index + 1 of the destination's counter (direct_put, counter_put; 0: none)
   int32_t status = 0;           // counter_put: stored in the destination's counter when nonzero
   uint32_t flags = 0;           // kFromMemory
-  // The timing model's (section 2): the virtual time of the latest arrival the rank had seen when it
-  // wrote this (packets it took, counters it found at zero); the descriptor starts no earlier.
+  // The timing model's (section 2): the rank's stamp when it wrote this, from what its program had
+  // completed (pami/vclock.h); the descriptor starts no earlier.
   uint64_t not_before_ns = 0;
 };
 static_assert(sizeof(Descriptor) == 64);

@@ -56,10 +56,12 @@ bool write_report(const Engine &e, const std::string &path, double wall_seconds,
        ", \"packet_payload_bytes\": " + std::to_string(kPacketPayload) +
        ", \"packet_header_bytes\": " + std::to_string(sizeof(PacketHeader)) +
        ",\n    \"routing\": \"dimension-ordered (A first), the shorter way round; half-way ties go + from an "
-       "even coordinate, - from an odd one\",\n"
+       "even coordinate, - from an odd one; a packet that meets a down link takes the escape channel's "
+       "shortest up*/down* route\",\n"
        "    \"virtual_time\": \"a packet leaves when its node's link of the first hop is free (a node sends "
        "on "
-       "all its links at once) and not before the last arrival its rank had seen, takes its bytes at the "
+       "all its links at once) and not before its rank's stamp (the latest arrival of what the rank's "
+       "program had completed), takes its bytes at the "
        "link rate, then the hop latency per hop; contention past the first hop and computation between "
        "messages are not counted\"},\n";
   j += "  \"links\": [";

@@ -259,7 +259,8 @@ TEST(TorusEngine, TimingModelChargesTheLinkRateThenEachHop) {
 }
 
 // A pattern FIFO (seed 004): its descriptors written once, walked again at every start, each packet's
-// payload read from the rank's memory as it is at that start.
+// payload read from the rank's memory as it is at that start, and leaving no earlier than the stamp
+// the rank wrote beside the FIFO for that start (the descriptors' own stamps are the first start's).
 TEST(TorusEngine, APatternFifoIsWalkedAgainAtEveryStart) {
   Area a(2);
   const Geometry g = geometry(2, "2");
@@ -279,6 +280,7 @@ TEST(TorusEngine, APatternFifoIsWalkedAgainAtEveryStart) {
   }
   for (uint64_t start = 1; start <= 3; ++start) {
     data[0] = start * 10, data[1] = start * 10 + 1;
+    f.start_ns.store(start * 100000);
     f.tail.store(start * 2);
     a.rank(0)->pattern_kicks.store(start);
     run(e);
@@ -292,6 +294,8 @@ TEST(TorusEngine, APatternFifoIsWalkedAgainAtEveryStart) {
       EXPECT_EQ(got, start * 10 + i);
       EXPECT_EQ(slot.h.dispatch, 7 + i);
       EXPECT_EQ(slot.payload[0], 0xa0 + i);
+      EXPECT_GE(slot.h.vt_ns, start * 100000);  // not before the start's stamp
+      EXPECT_LT(slot.h.vt_ns, start * 100000 + 1000);
     }
   }
   EXPECT_EQ(a.rank(0)->inj_tail.load(), 0u);  // nothing went through the injection FIFO
