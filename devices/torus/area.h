@@ -83,8 +83,13 @@ struct alignas(64) PatternFifoArea {
   alignas(64) std::atomic<uint64_t> tail;  // rank: descriptors started
   alignas(64) std::atomic<uint64_t> done;  // engine: descriptors carried
   // The timing model's: the rank's stamp at the latest start (its descriptors leave no earlier). A start
-  // waits for the previous one's sends to be carried, so one value serves.
+  // waits for the previous one's sends to be carried, so one value serves, as for the next two.
   std::atomic<uint64_t> start_ns;
+  // Where the latest start falls among the rank's other sends (MPI's order between two messages of one
+  // envelope): the injection FIFO's descriptors written before it, and the rank's pattern_kicks it set.
+  // The engine takes the start after the first and in the order of the second.
+  std::atomic<uint64_t> inj_at;
+  std::atomic<uint64_t> kick;
   uint32_t size;
   Descriptor slots[kPatternSlots];
   uint8_t headers[kPatternSlots][kPatternHeader];

@@ -43,6 +43,7 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
       slots_(ranks_, std::vector<Slot>(kInjectionSlots + kPatternFifos * kPatternSlots)),
       kicks_seen_(ranks_, 0),
       pattern_taken_(size_t(ranks_) * kPatternFifos, 0),
+      starts_pending_(ranks_, 0),
       rank_stats_(ranks_),
       timing_(timing),
       inject_free_(size_t(geometry.nodes()) * kNodeChannels, 0),
@@ -60,8 +61,12 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
 }
 
 bool Engine::work_waiting() const {
-  for (uint32_t r = 0; r < ranks_; ++r)
-    if (rank_block(area_, r)->inj_tail.load(std::memory_order_acquire) != taken_[r]) return true;
+  for (uint32_t r = 0; r < ranks_; ++r) {
+    const RankBlock *b = rank_block(area_, r);
+    if (b->inj_tail.load(std::memory_order_acquire) != taken_[r] ||
+        b->pattern_kicks.load(std::memory_order_acquire) != kicks_seen_[r])
+      return true;
+  }
   return false;
 }
 
@@ -402,22 +407,54 @@ int64_t Engine::copy(uint32_t rank, uint32_t slot) {
   return 0;
 }
 
+// The rank's descriptors in the order it wrote them: the injection FIFO's up to `tail`, each pattern
+// start once the descriptors written before it are taken, and starts in the order they were made. Returns
+// whether any was taken.
+bool Engine::take_in_order(uint32_t rank, uint64_t tail) {
+  RankBlock *b = rank_block(area_, rank);
+  bool any = false;
+  for (;;) {
+    uint32_t next = kPatternFifos;  // the earliest start pending
+    uint64_t next_kick = 0;
+    for (uint32_t m = starts_pending_[rank]; m; m &= m - 1) {
+      const uint32_t p = uint32_t(__builtin_ctz(m));
+      const uint64_t kick = b->patterns[p].kick.load(std::memory_order_relaxed);
+      if (next == kPatternFifos || kick < next_kick) next = p, next_kick = kick;
+    }
+    if (next != kPatternFifos && b->patterns[next].inj_at.load(std::memory_order_relaxed) <= taken_[rank]) {
+      uint64_t &taken = pattern_taken_[size_t(rank) * kPatternFifos + next];
+      const uint64_t ptail = b->patterns[next].tail.load(std::memory_order_acquire);
+      while (taken < ptail) take_pattern(rank, next, taken++);
+      starts_pending_[rank] &= ~(1u << next);
+    } else if (taken_[rank] < tail) {
+      take(rank, taken_[rank]++);
+    } else {
+      return any;  // a start waits for descriptors written before it that this pass did not see
+    }
+    any = true;
+  }
+}
+
 bool Engine::pass() {
   bool any = false;
   for (uint32_t r = 0; r < ranks_; ++r) {
-    const uint64_t tail = rank_block(area_, r)->inj_tail.load(std::memory_order_acquire);
-    while (taken_[r] < tail) {
-      take(r, taken_[r]++);
-      any = true;
-    }
-    const uint64_t kicks = rank_block(area_, r)->pattern_kicks.load(std::memory_order_acquire);
+    RankBlock *b = rank_block(area_, r);
+    // The injection FIFO's tail first: a start seen after it follows every descriptor it counts.
+    const uint64_t tail = b->inj_tail.load(std::memory_order_acquire);
+    const uint64_t kicks = b->pattern_kicks.load(std::memory_order_acquire);
     if (kicks != kicks_seen_[r]) [[unlikely]] {
       kicks_seen_[r] = kicks;
-      for (uint32_t p = 0; p < kPatternFifos; ++p) {
-        uint64_t &taken = pattern_taken_[size_t(r) * kPatternFifos + p];
-        const uint64_t ptail = rank_block(area_, r)->patterns[p].tail.load(std::memory_order_acquire);
-        while (taken < ptail) take_pattern(r, p, taken++);
-      }
+      for (uint32_t p = 0; p < kPatternFifos; ++p)
+        if (b->patterns[p].tail.load(std::memory_order_acquire) !=
+            pattern_taken_[size_t(r) * kPatternFifos + p])
+          starts_pending_[r] |= 1u << p;
+    }
+    if (starts_pending_[r]) [[unlikely]] {
+      any |= take_in_order(r, tail);
+      continue;
+    }
+    while (taken_[r] < tail) {
+      take(r, taken_[r]++);
       any = true;
     }
   }

@@ -86,6 +86,7 @@ class Engine {
   void send_data(uint32_t origin, uint32_t slot, uint32_t from, uint32_t to, uint64_t not_before);
   void take(uint32_t rank, uint64_t index);
   void take_pattern(uint32_t rank, uint32_t p, uint64_t index);
+  bool take_in_order(uint32_t rank, uint64_t tail);
   void take_slot(uint32_t rank, uint32_t slot, const Descriptor &from);
   bool fill_fifo_payload(const Info &info, ReceptionSlot &r);
   // Injects one packet from `info.from`'s node to `info.to`'s, leaving in the timing model when its
@@ -114,6 +115,9 @@ class Engine {
   std::vector<std::vector<Slot>> slots_;  // the injection FIFO's, then each pattern FIFO's
   std::vector<uint64_t> kicks_seen_;      // per rank: RankBlock::pattern_kicks as last looked at
   std::vector<uint64_t> pattern_taken_;   // per rank and pattern FIFO: descriptors taken
+  // Per rank, the pattern FIFOs started and not yet taken: each waits until the injection FIFO's
+  // descriptors written before it are taken, so that two messages of one envelope keep their order.
+  std::vector<uint32_t> starts_pending_;
   uint64_t open_descriptors_ = 0;
   std::vector<Info> infos_;  // indexed by Packet::id
   std::vector<uint32_t> free_ids_;

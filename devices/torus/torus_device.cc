@@ -519,10 +519,13 @@ bool TorusDevice::pattern_add(uint32_t id, uint32_t task, uint16_t dispatch, con
 // A replay: the tail moves by the pattern's size and the engine walks the same descriptors again.
 void TorusDevice::pattern_start(uint32_t id) noexcept {
   torus::PatternFifoArea &f = me_->patterns[id - 1];
+  publish();
   f.start_ns.store(g_vclock.stamp, std::memory_order_relaxed);
+  f.inj_at.store(tail_, std::memory_order_relaxed);
+  f.kick.store(++pattern_kicks_, std::memory_order_relaxed);
   pattern_tail_[id - 1] += f.size;
   f.tail.store(pattern_tail_[id - 1], std::memory_order_release);
-  me_->pattern_kicks.store(++pattern_kicks_, std::memory_order_release);
+  me_->pattern_kicks.store(pattern_kicks_, std::memory_order_release);
   running_.fetch_or(1u << (id - 1), std::memory_order_relaxed);
   ++pattern_starts_;
   (void)header_->bell.ring();

@@ -5,7 +5,8 @@
  *   must send the buffer as it is at the start, not as it was at init), small and 1 MiB (rendezvous),
  *   and a vector type freed right after init (the request keeps it);
  * - a persistent send matched by MPI_Recv, MPI_Isend matched by a persistent receive, and ordinary
- *   sends with the same envelope between two starts, received in order;
+ *   sends with the same envelope between two starts, received in order, and a start and an ordinary
+ *   send in flight together, in both orders;
  * - every mode: Ssend_init, Rsend_init (the receive is posted before a barrier), Bsend_init with an
  *   attached buffer;
  * - the inactive state: Wait and Test return at once with an empty status and leave the handle;
@@ -119,6 +120,41 @@ static void mixed(void) {
     CHECK(got[0] == 1 && got[1] == 2 && got[2] == 3 && got[3] == 4,
           "persistent and ordinary messages in order: got %d %d %d %d", got[0], got[1], got[2], got[3]);
   }
+}
+
+/* A replayed start and an ordinary send of one envelope in flight together, in both orders: the receiver
+ * gets them in the order they were started. (The torus engine took ordinary sends before replayed ones
+ * it saw in the same pass.) */
+static void overlapped(void) {
+  enum { kRounds = 200 };
+  long v = 0, w = 0, got[2];
+  MPI_Request r, s[2];
+  int bad = 0, first_bad = -1;
+  if (rank == 0) MPI_Send_init(&v, 1, MPI_LONG, 1, 11, MPI_COMM_WORLD, &r);
+  for (int i = 0; i < kRounds; ++i) {
+    const int persistent_first = i % 2 == 0;
+    if (rank == 0) {
+      v = persistent_first ? 2 * i : 2 * i + 1;
+      w = persistent_first ? 2 * i + 1 : 2 * i;
+      if (persistent_first) MPI_Start(&r);
+      MPI_Isend(&w, 1, MPI_LONG, 1, 11, MPI_COMM_WORLD, &s[0]);
+      if (!persistent_first) MPI_Start(&r);
+      MPI_Wait(&s[0], MPI_STATUS_IGNORE);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Irecv(&got[0], 1, MPI_LONG, 0, 11, MPI_COMM_WORLD, &s[0]);
+      MPI_Irecv(&got[1], 1, MPI_LONG, 0, 11, MPI_COMM_WORLD, &s[1]);
+      MPI_Waitall(2, s, MPI_STATUSES_IGNORE);
+      if (got[0] != 2 * i || got[1] != 2 * i + 1) {
+        if (bad++ == 0) first_bad = i;
+      }
+    }
+    MPI_Barrier(pair);
+  }
+  if (rank == 0) MPI_Request_free(&r);
+  if (rank == 1)
+    CHECK(bad == 0, "a replayed start and an ordinary send overtook each other in %d of %d rounds (first %d)", bad,
+          kRounds, first_bad);
 }
 
 static void modes(void) {
@@ -279,6 +315,7 @@ int main(int argc, char **argv) {
       repeated(kBig);
       derived();
       mixed();
+      overlapped();
       modes();
       inactive();
       free_and_cancel();

@@ -302,6 +302,57 @@ TEST(TorusEngine, APatternFifoIsWalkedAgainAtEveryStart) {
   EXPECT_EQ(e.stats().descriptors, 6u);
 }
 
+// MPI's order between two messages of one envelope, one replayed and one not: a pattern start is taken
+// after the injection FIFO's descriptors written before it and before those written after it, and two
+// starts in the order they were made, whatever the engine sees in one pass. Before, the engine took
+// every new injection descriptor first, so a replayed send overtook nothing but was overtaken.
+TEST(TorusEngine, PatternStartsKeepTheirPlaceAmongTheRanksOtherSends) {
+  Area a(2);
+  const Geometry g = geometry(2, "2");
+  Engine e(a.get(), g);
+  RankBlock *b = a.rank(0);
+  uint64_t data = 42;
+  for (uint32_t p : {2u, 5u}) {
+    pamir::torus::PatternFifoArea &f = b->patterns[p];
+    f.size = 1;
+    f.slots[0] = Descriptor{.intent = Intent::memory_fifo,
+                            .dispatch = uint16_t(100 + p),
+                            .dest = 1,
+                            .payload_len = sizeof data,
+                            .local_addr = uint64_t(uintptr_t(&data)),
+                            .flags = pamir::torus::kFromMemory};
+  }
+  auto send = [&](uint16_t dispatch) {
+    a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dispatch = dispatch, .dest = 1, .payload_len = 1},
+             "x");
+  };
+  uint64_t kicks = 0;
+  auto start = [&](uint32_t p, uint64_t inj_at) {
+    pamir::torus::PatternFifoArea &f = b->patterns[p];
+    f.inj_at.store(inj_at);
+    f.kick.store(++kicks);
+    f.tail.store(f.tail.load() + 1);
+    b->pattern_kicks.store(kicks);
+  };
+  // All written before the engine looks: 1, start of 5, 2, start of 2, 3.
+  send(1);
+  start(5, 1);
+  send(2);
+  start(2, 2);
+  send(3);
+  run(e);
+  // A start that the engine sees before the descriptor written ahead of it (published late) waits.
+  start(5, 4);
+  run(e);
+  EXPECT_EQ(b->patterns[5].done.load(), 1u);
+  send(4);
+  run(e);
+  std::vector<uint16_t> order;
+  for (uint64_t i = 0; i < a.rank(1)->rec_tail.load(); ++i)
+    order.push_back(a.rank(1)->reception[i].h.dispatch);
+  EXPECT_EQ(order, (std::vector<uint16_t>{1, 105, 2, 102, 3, 4, 105}));
+}
+
 std::vector<pamir::torus::LinkFault> faults(const Geometry &g, const char *text) {
   std::vector<pamir::torus::LinkFault> out;
   std::string why;
