@@ -25,6 +25,12 @@
   if (__builtin_expect(!::pamir::mpi::usable(), 0)) ::pamir::mpi::not_initialized(fn_); \
   ::pamir::CallGuard guard_
 
+// For the procedures MPI allows at any time, before MPI_Init and after MPI_Finalize too: their errors
+// go through raise_anytime.
+#define PAMIR_ENTER_ANYTIME(name)          \
+  static constexpr const char *fn_ = name; \
+  ::pamir::CallGuard guard_
+
 // Evaluates to the Comm*, or returns the MPI_ERR_COMM code from the enclosing function.
 #define PAMIR_COMM(h)                                                                        \
   ({                                                                                         \

@@ -5,8 +5,8 @@
 // the object goes back to the pool with the last. Predefined handlers are never freed (freeing the
 // handle of one, as returned by MPI_Comm_get_errhandler, only sets it to MPI_ERRHANDLER_NULL).
 //
-// MPI_Error_class, MPI_Error_string and the MPI_Add/Remove_error_* calls work at any time (before
-// MPI_Init too). User error classes and codes, and their removal, are errors.cc's.
+// MPI_Error_class, MPI_Error_string, the MPI_Add/Remove_error_* calls and MPI_Errhandler_free work at
+// any time (before MPI_Init too). User error classes and codes, and their removal, are errors.cc's.
 #include <cstring>
 
 #include "mpi/check.h"
@@ -37,10 +37,6 @@ bool is_user_code(int code) {
     }                                                                                                  \
     e_;                                                                                                \
   })
-
-#define ANYTIME_ENTER(name)                \
-  static constexpr const char *fn_ = name; \
-  ::pamir::CallGuard guard_
 
 }  // namespace
 
@@ -102,10 +98,17 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
 }
 PAMIR_ALIAS(Comm_call_errhandler);
 
+// At any time, as MPI_Session_create_errhandler is: a handler made for MPI_Session_init may be freed
+// after MPI_Session_finalize.
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
-  PAMIR_ENTER("MPI_Errhandler_free");
-  PAMIR_CHECK(nullptr, errhandler, MPI_ERR_ARG, "errhandler is NULL");
-  Errhandler *e = PAMIR_ERRHANDLER(nullptr, *errhandler);
+  PAMIR_ENTER_ANYTIME("MPI_Errhandler_free");
+  if (!errhandler) return raise_anytime(fn_, MPI_ERR_ARG, "errhandler is NULL");
+  Errhandler *e = lookup<Errhandler>(*errhandler);
+  if (!e)
+    return raise_anytime(fn_, MPI_ERR_ERRHANDLER, "%s",
+                         *errhandler == MPI_ERRHANDLER_NULL ? "MPI_ERRHANDLER_NULL is not an error handler"
+                         : is_freed<Errhandler>(*errhandler) ? "the error handler was freed"
+                                                             : "not a valid error handler");
   if (!e->predefined) {
     if (e->int_handle && e->refs == 1) object_forget_int(Kind::errhandler, e->int_handle);
     release(e);
@@ -116,7 +119,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
 PAMIR_ALIAS(Errhandler_free);
 
 int PMPI_Error_class(int errorcode, int *errorclass) {
-  ANYTIME_ENTER("MPI_Error_class");
+  PAMIR_ENTER_ANYTIME("MPI_Error_class");
   if (!errorclass) return raise_anytime(fn_, MPI_ERR_ARG, "errorclass is NULL");
   int cls = error_class(errorcode);
   if (cls < 0) return raise_anytime(fn_, MPI_ERR_ARG, "%d is not a valid error code", errorcode);
@@ -126,7 +129,7 @@ int PMPI_Error_class(int errorcode, int *errorclass) {
 PAMIR_ALIAS(Error_class);
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
-  ANYTIME_ENTER("MPI_Error_string");
+  PAMIR_ENTER_ANYTIME("MPI_Error_string");
   if (!string || !resultlen) return raise_anytime(fn_, MPI_ERR_ARG, "string or resultlen is NULL");
   if (error_class(errorcode) < 0)
     return raise_anytime(fn_, MPI_ERR_ARG, "%d is not a valid error code", errorcode);
@@ -140,7 +143,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
 PAMIR_ALIAS(Error_string);
 
 int PMPI_Add_error_class(int *errorclass) {
-  ANYTIME_ENTER("MPI_Add_error_class");
+  PAMIR_ENTER_ANYTIME("MPI_Add_error_class");
   if (!errorclass) return raise_anytime(fn_, MPI_ERR_ARG, "errorclass is NULL");
   const int cls = add_error_class();
   if (cls < 0)
@@ -152,7 +155,7 @@ int PMPI_Add_error_class(int *errorclass) {
 PAMIR_ALIAS(Add_error_class);
 
 int PMPI_Add_error_code(int errorclass, int *errorcode) {
-  ANYTIME_ENTER("MPI_Add_error_code");
+  PAMIR_ENTER_ANYTIME("MPI_Add_error_code");
   if (!errorcode) return raise_anytime(fn_, MPI_ERR_ARG, "errorcode is NULL");
   // A predefined class or a live user class (not a code, not a detailed code).
   bool predefined_class =
@@ -169,7 +172,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode) {
 PAMIR_ALIAS(Add_error_code);
 
 int PMPI_Add_error_string(int errorcode, const char *string) {
-  ANYTIME_ENTER("MPI_Add_error_string");
+  PAMIR_ENTER_ANYTIME("MPI_Add_error_string");
   if (!string) return raise_anytime(fn_, MPI_ERR_ARG, "string is NULL");
   if (strnlen(string, MPI_MAX_ERROR_STRING) >= MPI_MAX_ERROR_STRING)
     return raise_anytime(fn_, MPI_ERR_ARG, "the string is longer than MPI_MAX_ERROR_STRING-1 = %d",
@@ -183,7 +186,7 @@ int PMPI_Add_error_string(int errorcode, const char *string) {
 PAMIR_ALIAS(Add_error_string);
 
 int PMPI_Remove_error_class(int errorclass) {
-  ANYTIME_ENTER("MPI_Remove_error_class");
+  PAMIR_ENTER_ANYTIME("MPI_Remove_error_class");
   if (!is_user_class(errorclass))
     return raise_anytime(fn_, MPI_ERR_ARG, "%d is not an error class added with MPI_Add_error_class",
                          errorclass);
@@ -196,7 +199,7 @@ int PMPI_Remove_error_class(int errorclass) {
 PAMIR_ALIAS(Remove_error_class);
 
 int PMPI_Remove_error_code(int errorcode) {
-  ANYTIME_ENTER("MPI_Remove_error_code");
+  PAMIR_ENTER_ANYTIME("MPI_Remove_error_code");
   if (!is_user_code(errorcode))
     return raise_anytime(fn_, MPI_ERR_ARG, "%d is not an error code added with MPI_Add_error_code",
                          errorcode);
@@ -206,7 +209,7 @@ int PMPI_Remove_error_code(int errorcode) {
 PAMIR_ALIAS(Remove_error_code);
 
 int PMPI_Remove_error_string(int errorcode) {
-  ANYTIME_ENTER("MPI_Remove_error_string");
+  PAMIR_ENTER_ANYTIME("MPI_Remove_error_string");
   if (!is_user_value(errorcode))
     return raise_anytime(fn_, MPI_ERR_ARG,
                          "%d is not an error class or code added with MPI_Add_error_class/code", errorcode);

@@ -1,6 +1,7 @@
 /* Sessions: a program that uses only sessions (MPI_Session_init, process sets and their information,
  * groups from them, MPI_Comm_create_from_group on the world, on itself and on a subgroup, traffic and
- * collectives on the results, a session's error handler and info, its buffer for buffered sends, handle
+ * collectives on the results, a session's error handler (one made before anything is initialized, given
+ * to MPI_Session_init and freed after MPI_Session_finalize) and info, its buffer for buffered sends, handle
  * conversion), or, with the argument "mixed", one that also calls MPI_Init and MPI_Finalize, finalizing
  * the world model before its session. Exits 0 only if every process passed. */
 #include "check.h"
@@ -130,13 +131,22 @@ static MPI_Comm use_session(MPI_Session s) {
 
 int main(int argc, char **argv) {
   const int mixed = argc > 1 && strcmp(argv[1], "mixed") == 0;
+  /* The handler MPI_Session_init takes is made before anything is initialized, and freed after. */
+  MPI_Errhandler first = MPI_ERRHANDLER_NULL;
+  const int made = MPI_Session_create_errhandler(on_error, &first);
   if (mixed) MPI_Init(&argc, &argv);
   MPI_Session s;
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "thread_level", "MPI_THREAD_SINGLE");
-  MPI_Session_init(info, MPI_ERRORS_RETURN, &s);
+  MPI_Session_init(info, first, &s);
   MPI_Info_free(&info);
+  CHECK(made == MPI_SUCCESS, "MPI_Session_create_errhandler before initialization: %d", made);
+  MPI_Session_call_errhandler(s, MPI_ERR_OTHER);
+  CHECK(handler_calls == 1 && handler_code == MPI_ERR_OTHER, "the handler given to MPI_Session_init: %d calls",
+        handler_calls);
+  handler_calls = 0;
+  MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN);
   MPI_Comm wc = use_session(s);
   if (mixed) {
     /* Both models at once: MPI_COMM_WORLD and the session's world are different communicators. */
@@ -153,5 +163,10 @@ int main(int argc, char **argv) {
   MPI_Comm_free(&wc);
   if (mixed) MPI_Finalize(); /* the open session keeps the library running */
   MPI_Session_finalize(&s);
+  const int freed = MPI_Errhandler_free(&first);
+  if (freed != MPI_SUCCESS || first != MPI_ERRHANDLER_NULL) {
+    printf("sessions: MPI_Errhandler_free after MPI_Session_finalize returned %d\n", freed);
+    return 1;
+  }
   return failed ? 1 : 0;
 }
