@@ -20,8 +20,8 @@
 #include "mpi/state.h"
 #include "pami/lock.h"
 
-#define PAMIR_ENTER(name)                                              \
-  static constexpr const char *fn_ = name;                             \
+#define PAMIR_ENTER(name)                                                               \
+  static constexpr const char *fn_ = name;                                              \
   if (__builtin_expect(!::pamir::mpi::usable(), 0)) ::pamir::mpi::not_initialized(fn_); \
   ::pamir::CallGuard guard_
 
@@ -32,32 +32,32 @@
   ::pamir::CallGuard guard_
 
 // Evaluates to the Comm*, or returns the MPI_ERR_COMM code from the enclosing function.
-#define PAMIR_COMM(h)                                                                        \
-  ({                                                                                         \
-    ::pamir::mpi::Comm *c_ = ::pamir::mpi::lookup<::pamir::mpi::Comm>(h);                    \
-    if (__builtin_expect(!c_, 0)) return ::pamir::mpi::bad_comm(fn_, h);                     \
-    c_;                                                                                      \
+#define PAMIR_COMM(h)                                                     \
+  ({                                                                      \
+    ::pamir::mpi::Comm *c_ = ::pamir::mpi::lookup<::pamir::mpi::Comm>(h); \
+    if (__builtin_expect(!c_, 0)) return ::pamir::mpi::bad_comm(fn_, h);  \
+    c_;                                                                   \
   })
 
-#define PAMIR_CHECK(comm, cond, cls, ...)                                             \
-  do {                                                                                \
+#define PAMIR_CHECK(comm, cond, cls, ...)                                                      \
+  do {                                                                                         \
     if (__builtin_expect(!(cond), 0)) return ::pamir::mpi::raise(comm, fn_, cls, __VA_ARGS__); \
   } while (0)
 
 // Evaluates to the Datatype*, or returns MPI_ERR_TYPE (also for an uncommitted derived type).
-#define PAMIR_TYPE(comm, h)                                                        \
-  ({                                                                               \
-    ::pamir::mpi::Datatype *t_ = ::pamir::mpi::lookup<::pamir::mpi::Datatype>(h);  \
+#define PAMIR_TYPE(comm, h)                                                                      \
+  ({                                                                                             \
+    ::pamir::mpi::Datatype *t_ = ::pamir::mpi::lookup<::pamir::mpi::Datatype>(h);                \
     if (__builtin_expect(!t_ || !t_->committed, 0)) return ::pamir::mpi::bad_type(comm, fn_, h); \
-    t_;                                                                            \
+    t_;                                                                                          \
   })
 
 // The same for the calls MPI allows on an uncommitted type (constructors, queries, names, free).
-#define PAMIR_ANY_TYPE(comm, h)                                                    \
-  ({                                                                               \
-    ::pamir::mpi::Datatype *t_ = ::pamir::mpi::lookup<::pamir::mpi::Datatype>(h);  \
-    if (__builtin_expect(!t_, 0)) return ::pamir::mpi::bad_type(comm, fn_, h);     \
-    t_;                                                                            \
+#define PAMIR_ANY_TYPE(comm, h)                                                   \
+  ({                                                                              \
+    ::pamir::mpi::Datatype *t_ = ::pamir::mpi::lookup<::pamir::mpi::Datatype>(h); \
+    if (__builtin_expect(!t_, 0)) return ::pamir::mpi::bad_type(comm, fn_, h);    \
+    t_;                                                                           \
   })
 
 namespace pamir::mpi {
@@ -67,7 +67,9 @@ namespace pamir::mpi {
 
 // Buffer check: a null buffer with a nonzero count is an error, except MPI_BOTTOM (also null) with a
 // type whose displacements are absolute addresses, which a type with data at offset 0 cannot be.
-inline bool buffer_ok(const void *buf, int64_t count) { return buf != nullptr || count == 0; }
+inline bool buffer_ok(const void *buf, int64_t count) {
+  return buf != nullptr || count == 0;
+}
 inline bool buffer_ok(const void *buf, int64_t count, const Datatype *t) {
   return buf != nullptr || count == 0 || t->size == 0 || (!t->predefined && t->true_lb != 0);
 }

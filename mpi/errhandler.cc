@@ -106,7 +106,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
   Errhandler *e = lookup<Errhandler>(*errhandler);
   if (!e)
     return raise_anytime(fn_, MPI_ERR_ERRHANDLER, "%s",
-                         *errhandler == MPI_ERRHANDLER_NULL ? "MPI_ERRHANDLER_NULL is not an error handler"
+                         *errhandler == MPI_ERRHANDLER_NULL  ? "MPI_ERRHANDLER_NULL is not an error handler"
                          : is_freed<Errhandler>(*errhandler) ? "the error handler was freed"
                                                              : "not a valid error handler");
   if (!e->predefined) {

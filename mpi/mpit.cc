@@ -5,6 +5,7 @@
 //     MPI_T_SCOPE_LOCAL. A write before the library starts sets the environment variable the library
 //     reads when it starts; once it runs, every write is MPI_T_ERR_CVAR_SET_NOT_NOW, since a write on one
 //     rank of an ALL_EQ table would leave the ranks choosing differently, and the rest were read at start.
+//     A write before MPI_Init on some ranks only is caught at MPI_Init (Context::check_settings_agree).
 //   - performance variables: every PAMIR_STATS counter (pami/stats.h counters()), always counting,
 //     read-only (no reset: other sessions and PAMIR_STATS read the same counter), continuous.
 //   - categories following the layers: "pami", "devices", "collectives".
@@ -48,8 +49,7 @@ int category_of_counter(const Counter &c) {
 }
 
 bool all_eq(const config::Setting *s) {
-  const std::string n = s->name;
-  return n.rfind("PAMIR_COLL_", 0) == 0 || n.find("PROTOCOLS") != std::string::npos;
+  return config::must_agree(*s);
 }
 
 // An enumeration: the choices of a Choice setting.
@@ -161,8 +161,8 @@ PvarHandle *pvar_handle_of(PvarSession *s, MPI_T_pvar_handle h) {
 
 using namespace pamir::mpi;
 namespace config = pamir::config;
-using pamir::counter_values;
 using pamir::Counter;
+using pamir::counter_values;
 using pamir::counters;
 
 int PMPI_T_init_thread(int required, int *provided) {

@@ -217,6 +217,50 @@ bool add(Setting *s) {
   return true;
 }
 
+bool must_agree(const Setting &s) {
+  const std::string_view n = s.name;
+  return n.starts_with("PAMIR_COLL_") || n.find("PROTOCOLS") != std::string_view::npos;
+}
+
+std::string agreed_text() {
+  std::string text;
+  for (const Setting *s : all())
+    if (must_agree(*s)) text.append(s->name).append("=").append(s->value).append("\n");
+  return text;
+}
+
+namespace {
+// The value of `name` in an agreed_text(), or false when it is not there.
+bool value_in(const std::string &text, const std::string &name, std::string &value) {
+  const std::string key = name + "=";
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (text.compare(at, key.size(), key) == 0) {
+      value = text.substr(at + key.size(), end - at - key.size());
+      return true;
+    }
+    at = end + 1;
+  }
+  return false;
+}
+}  // namespace
+
+bool first_difference(const std::string &mine, const std::string &theirs, std::string &name,
+                      std::string &my_value, std::string &their_value) {
+  for (const Setting *s : all()) {
+    if (!must_agree(*s)) continue;
+    std::string a, b;
+    const bool in_a = value_in(mine, s->name, a), in_b = value_in(theirs, s->name, b);
+    if (in_a != in_b || a != b) {
+      name = s->name, my_value = in_a ? a : "(not a setting here)",
+      their_value = in_b ? b : "(not a setting there)";
+      return true;
+    }
+  }
+  return false;
+}
+
 Setting *find(const char *name) {
   for (Setting *s : all())
     if (std::strcmp(s->name, name) == 0) return s;

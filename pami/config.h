@@ -32,6 +32,16 @@ std::vector<Setting *> &all();
 bool add(Setting *s);
 Setting *find(const char *name);
 
+// Settings every rank must set alike (MPI_T_SCOPE_ALL_EQ): the protocol tables and the collectives'
+// choices (PAMIR_COLL_*). Ranks that differ would choose different protocols or algorithms for one
+// message or collective and wait on each other for ever; Context::init refuses to start them.
+bool must_agree(const Setting &s);
+// "NAME=value\n" for each of them, in the order of all(): what the ranks compare at start.
+std::string agreed_text();
+// The first of them whose value differs between two agreed_text()s: its name and both values, or false.
+bool first_difference(const std::string &mine, const std::string &theirs, std::string &name,
+                      std::string &my_value, std::string &their_value);
+
 // Reads every setting from the environment. Returns false with `why` naming the variable and the
 // reason. Unknown PAMIR_* variables are reported in `warnings` (a likely typo).
 bool load(std::string &why, std::vector<std::string> &warnings);

@@ -25,8 +25,43 @@ Context *const g_context = new Context;
 Context::Context() = default;
 Context::~Context() = default;
 
+namespace {
+constexpr const char *kAgreedKey = "pamir.agreed";  // rank 0's config::agreed_text()
+}  // namespace
+
 int Context::init(std::string &why) {
   if (boot_.init(why) != 0) return 1;
+  // Rank 0's settings that every rank must share are published before the devices' set-up fences the
+  // job, and compared by every other rank after it.
+  const std::string agreed = config::agreed_text();
+  if (boot_.size() > 1 && boot_.rank() == 0 && boot_.put(kAgreedKey, agreed.data(), agreed.size()) != 0) {
+    why = "cannot publish this rank's settings through PMIx";
+    return 1;
+  }
+  if (open_devices(why) != 0) return 1;
+  return check_settings_agree(agreed, why);
+}
+
+// A rank whose protocol tables or collective choices differ from rank 0's (an environment set per
+// application, or an MPI_T write of an MPI_T_SCOPE_ALL_EQ variable before MPI_Init on some ranks only)
+// would wait for ever in its first collective or rendezvous: it stops here, naming the setting.
+int Context::check_settings_agree(const std::string &mine, std::string &why) {
+  if (ntasks_ == 1 || self_ == 0) return 0;
+  std::vector<uint8_t> theirs;
+  if (boot_.get(0, kAgreedKey, theirs) != 0) {
+    why = "cannot read rank 0's settings through PMIx";
+    return 1;
+  }
+  std::string name, here, there;
+  if (!config::first_difference(mine, std::string(theirs.begin(), theirs.end()), name, here, there)) return 0;
+  why = name + " is \"" + here + "\" on this rank but \"" + there +
+        "\" on rank 0; it must be alike on every " +
+        "rank (MPI_T_SCOPE_ALL_EQ: the protocol tables and PAMIR_COLL_*), whether set in the environment or "
+        "written through MPI_T before MPI_Init";
+  return 1;
+}
+
+int Context::open_devices(std::string &why) {
   self_ = boot_.rank();
   ntasks_ = boot_.size();
   if (ntasks_ > kMaxRanks) {

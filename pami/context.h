@@ -400,6 +400,8 @@ class Context {
   int open_ofi(const std::vector<uint32_t> &tasks, std::string &why);
   // PAMIR_DEVICE=torus: every peer through the torus device (devices/torus/), and nothing of shm.
   int open_torus(std::string &why);
+  int open_devices(std::string &why);
+  int check_settings_agree(const std::string &mine, std::string &why);
   std::function<void(const std::string &)> device_fatal(const char *device);
 
   Bootstrap boot_;

@@ -2,7 +2,8 @@
  * category, with its scope), a write before MPI_Init that the library then uses and a write after it
  * refused, an enumeration, a counter read before and after traffic, the performance variables' rules
  * (no start, stop, write or reset), categories that cover every variable once, no events, and MPI_T
- * working before MPI_Init and after MPI_Finalize. */
+ * working before MPI_Init and after MPI_Finalize; with "alone", a write of an MPI_T_SCOPE_ALL_EQ variable
+ * before MPI_Init on the first rank only, which MPI_Init must refuse on the others. */
 #include "check.h"
 
 static int find_cvar(const char *name) {
@@ -34,6 +35,33 @@ int main(int argc, char **argv) {
   MPI_T_cvar_handle_alloc(spin, NULL, &h, &count);
   const unsigned long long want = 1234;
   const int write_before = MPI_T_cvar_write(h, &want);
+  /* With "alone": the first rank alone also chooses an algorithm of MPI_T_SCOPE_ALL_EQ (the rank is not
+   * known before MPI_Init; the launcher's PMIX_RANK says it). MPI_Init must then fail on the other ranks,
+   * naming the variable, rather than leave the ranks' first allreduce waiting for ever. */
+  const char *pmix_rank = getenv("PMIX_RANK");
+  if (argc > 1 && strcmp(argv[1], "alone") == 0 && pmix_rank && strcmp(pmix_rank, "0") == 0) {
+    MPI_T_cvar_handle a;
+    const char *ring = "ring";
+    MPI_T_cvar_handle_alloc(find_cvar("PAMIR_COLL_ALLREDUCE"), NULL, &a, &count);
+    MPI_T_enum e = MPI_T_ENUM_NULL;
+    char name[64], desc[16];
+    int name_len = sizeof name, desc_len = sizeof desc, verbosity, bind, scope, items = 0, value = -1;
+    MPI_Datatype type;
+    MPI_T_cvar_get_info(find_cvar("PAMIR_COLL_ALLREDUCE"), name, &name_len, &verbosity, &type, &e, desc,
+                        &desc_len, &bind, &scope);
+    MPI_T_enum_get_info(e, &items, NULL, NULL);
+    for (int k = 0; k < items; ++k) {
+      char item[64];
+      int item_len = sizeof item, v;
+      MPI_T_enum_get_item(e, k, &v, item, &item_len);
+      if (strcmp(item, ring) == 0) value = v;
+    }
+    if (scope != MPI_T_SCOPE_ALL_EQ || value < 0 || MPI_T_cvar_write(a, &value) != MPI_SUCCESS) {
+      printf("mpit: PAMIR_COLL_ALLREDUCE: scope %d, ring is item %d, or the write failed\n", scope, value);
+      return 2;
+    }
+    MPI_T_cvar_handle_free(&a);
+  }
 
   MPI_Init(&argc, &argv);
   int rank, size;

@@ -381,6 +381,25 @@ fi
 
 # MPMD: two applications in one MPI_COMM_WORLD, each with its -n and its own -x (before, mpirun started
 # one rank of the first with ': -n 1 ...' as its arguments, and exited 0).
+# Settings every rank must share (MPI_T_SCOPE_ALL_EQ): one rank's MPI_T write before MPI_Init, or an
+# environment set for one application of an MPMD job, ends MPI_Init naming the variable, never a hang.
+if run mpit.alone 1 3 -- mpit alone; then
+  if grep -q 'PAMIR_COLL_ALLREDUCE is "auto" on this rank but "ring" on rank 0' "$work/mpit.alone.err"; then
+    pass mpit.alone
+  else
+    fail mpit.alone "no message naming PAMIR_COLL_ALLREDUCE: $(head -3 "$work/mpit.alone.err" | tr '\n' '|')"
+  fi
+fi
+if [ -x "$work/pt2pt_basic" ] && wanted settings.mpmd; then
+  "$mpirun" --timeout 60 -n 1 "$work/pt2pt_basic" : -n 1 -x PAMIR_SEND_PROTOCOLS=eager "$work/pt2pt_basic" \
+    >"$work/settings.mpmd.out" 2>"$work/settings.mpmd.err"
+  rc=$?
+  if [ "$rc" = 1 ] && grep -q 'PAMIR_SEND_PROTOCOLS is "eager" on this rank but' "$work/settings.mpmd.err"; then
+    pass settings.mpmd
+  else
+    fail settings.mpmd "exit $rc: $(head -3 "$work/settings.mpmd.err" | tr '\n' '|')"
+  fi
+fi
 if [ -x "$work/mpmd" ]; then
   for sizes in "2 1" "1 3"; do
     read -r n0 n1 <<<"$sizes"
