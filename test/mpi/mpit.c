@@ -1,9 +1,11 @@
 /* The tools interface: every control variable listed with its information (each a PAMIR_* setting, in one
  * category, with its scope), a write before MPI_Init that the library then uses and a write after it
- * refused, an enumeration, a counter read before and after traffic, the performance variables' rules
- * (no start, stop, write or reset), categories that cover every variable once, no events, and MPI_T
- * working before MPI_Init and after MPI_Finalize; with "alone", a write of an MPI_T_SCOPE_ALL_EQ variable
- * before MPI_Init on the first rank only, which MPI_Init must refuse on the others. */
+ * refused, an enumeration, every performance variable listed with its information (names unique, classes
+ * and types valid), a counter read before and after traffic, the performance variables' rules (no start,
+ * stop, write or reset), categories whose counts and lists cover every variable once, a change stamp that
+ * stays put, no events and no event sources, and MPI_T working before MPI_Init and after MPI_Finalize;
+ * with "alone", a write of an MPI_T_SCOPE_ALL_EQ variable before MPI_Init on the first rank only, which
+ * MPI_Init must refuse on the others. */
 #include "check.h"
 
 static int find_cvar(const char *name) {
@@ -126,9 +128,34 @@ int main(int argc, char **argv) {
       MPI_T_cvar_get_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) == MPI_T_ERR_INVALID_INDEX,
       "an index past the last");
 
-  /* A counter before and after traffic: 1000 messages around the ring. */
+  /* Every performance variable: its information, a name of its own found again by MPI_T_pvar_get_index. */
   int np = 0, pidx = -1;
   MPI_T_pvar_get_num(&np);
+  char(*pnames)[128] = calloc((size_t)np, sizeof *pnames);
+  for (int i = 0; i < np; ++i) {
+    int len = sizeof pnames[i], desc_len = 0, verbosity, cls = -1, bind = -1, ro, cont, atomic, back = -1;
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    MPI_T_enum e;
+    const int rc = MPI_T_pvar_get_info(i, pnames[i], &len, &verbosity, &cls, &dt, &e, NULL, &desc_len, &bind,
+                                       &ro, &cont, &atomic);
+    MPI_T_pvar_get_index(pnames[i], cls, &back);
+    int dup = 0;
+    for (int j = 0; j < i; ++j) dup |= strcmp(pnames[j], pnames[i]) == 0;
+    CHECK(rc == MPI_SUCCESS && pnames[i][0] && len == (int)strlen(pnames[i]) + 1 && !dup && back == i &&
+              cls >= MPI_T_PVAR_CLASS_STATE && cls <= MPI_T_PVAR_CLASS_GENERIC &&
+              (dt == MPI_UNSIGNED || dt == MPI_UNSIGNED_LONG || dt == MPI_UNSIGNED_LONG_LONG ||
+               dt == MPI_COUNT || dt == MPI_DOUBLE || dt == MPI_INT || dt == MPI_CHAR) &&
+              bind >= MPI_T_BIND_NO_OBJECT && bind <= MPI_T_BIND_MPI_SESSION && desc_len > 1,
+          "performance variable %d \"%s\": rc %d, name length %d, duplicate %d, index back %d, class %d, "
+          "bind %d, description %d",
+          i, pnames[i], rc, len, dup, back, cls, bind, desc_len);
+  }
+  free(pnames);
+  CHECK(MPI_T_pvar_get_info(np, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
+            MPI_T_ERR_INVALID_INDEX,
+        "a performance variable index past the last");
+
+  /* A counter before and after traffic: 1000 messages around the ring. */
   MPI_T_pvar_get_index("send.messages_by_path_protocol", MPI_T_PVAR_CLASS_COUNTER, &pidx);
   CHECK(np > 20 && pidx >= 0, "%d performance variables; the sends' counter at %d", np, pidx);
   MPI_T_pvar_session session;
@@ -155,16 +182,52 @@ int main(int argc, char **argv) {
   MPI_T_pvar_session_free(&session);
   CHECK(session == MPI_T_PVAR_SESSION_NULL, "session freed");
 
-  /* Categories cover every variable exactly once; no events. */
-  int ncat = 0, cv = 0, pv = 0;
+  /* Categories cover every variable exactly once, by their counts and by their lists; no events. */
+  int ncat = 0, cv = 0, pv = 0, stamp = -1, stamp2 = -2;
+  const int changed = MPI_T_category_changed(&stamp);
   MPI_T_category_get_num(&ncat);
+  int *cv_seen = calloc((size_t)n, sizeof(int)), *pv_seen = calloc((size_t)np, sizeof(int)),
+      *list = malloc(sizeof(int) * (size_t)(n + np + ncat + 1));
   for (int c = 0; c < ncat; ++c) {
     char name[64];
-    int len = sizeof name, ncv = 0, npv = 0, nsub = -1;
+    int len = sizeof name, ncv = 0, npv = 0, nsub = -1, out = 0;
     MPI_T_category_get_info(c, name, &len, NULL, NULL, &ncv, &npv, &nsub);
     cv += ncv;
     pv += npv;
+    int rc = MPI_T_category_get_cvars(c, ncv, list);
+    for (int k = 0; k < ncv && rc == MPI_SUCCESS; ++k) {
+      const int ok = list[k] >= 0 && list[k] < n;
+      out += !ok;
+      if (ok) ++cv_seen[list[k]];
+    }
+    CHECK(rc == MPI_SUCCESS && out == 0, "category %s: get_cvars rc %d, %d indices outside", name, rc, out);
+    rc = MPI_T_category_get_pvars(c, npv, list);
+    for (int k = 0; k < npv && rc == MPI_SUCCESS; ++k) {
+      const int ok = list[k] >= 0 && list[k] < np;
+      out += !ok;
+      if (ok) ++pv_seen[list[k]];
+    }
+    CHECK(rc == MPI_SUCCESS && out == 0, "category %s: get_pvars rc %d, %d indices outside", name, rc, out);
+    rc = MPI_T_category_get_categories(c, nsub, list);
+    for (int k = 0; k < nsub && rc == MPI_SUCCESS; ++k) out += list[k] < 0 || list[k] >= ncat || list[k] == c;
+    CHECK(rc == MPI_SUCCESS && nsub >= 0 && out == 0, "category %s: get_categories rc %d, %d of %d bad", name,
+          rc, out, nsub);
   }
+  for (int i = 0; i < n; ++i)
+    CHECK(cv_seen[i] == 1, "control variable %d is in %d categories", i, cv_seen[i]);
+  for (int i = 0; i < np; ++i)
+    CHECK(pv_seen[i] == 1, "performance variable %d is in %d categories", i, pv_seen[i]);
+  free(cv_seen);
+  free(pv_seen);
+  free(list);
+  const int changed2 = MPI_T_category_changed(&stamp2);
+  CHECK(changed == MPI_SUCCESS && changed2 == MPI_SUCCESS && stamp == stamp2,
+        "MPI_T_category_changed: rc %d and %d, stamps %d and %d", changed, changed2, stamp, stamp2);
+  int nsrc = -1;
+  const int src_rc = MPI_T_source_get_num(&nsrc);
+  CHECK(src_rc == MPI_SUCCESS && nsrc >= 0, "MPI_T_source_get_num: rc %d, %d sources", src_rc, nsrc);
+  const int past = MPI_T_source_get_info(nsrc, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+  CHECK(past == MPI_T_ERR_INVALID_INDEX, "an event source index past the last (%d): %d", nsrc, past);
   int cidx = -1, nev = -1;
   MPI_T_category_get_index("collectives", &cidx);
   MPI_T_event_get_num(&nev);

@@ -1,7 +1,8 @@
 /* The neighbourhood collectives on Cartesian grids (periodic and not, including the periodic dimensions
  * of size 1 and 2 where one rank is both neighbours), a graph with repeated edges and an irregular
  * distributed graph: every form (blocking, nonblocking, persistent started three times with new data,
- * large-count) of allgather, allgatherv, alltoall, alltoallv and alltoallw, every element checked
+ * large-count) of allgather, allgatherv, alltoall, alltoallv and alltoallw, and the large-count
+ * nonblocking and persistent forms of allgather and alltoall, every element checked
  * against who sent it and for which of its neighbours, and the parts of MPI_PROC_NULL neighbours left
  * untouched; and a dense distributed graph (24 edges each way, more messages than one step of a schedule
  * holds by default) moving parts large enough to go by rendezvous. */
@@ -81,8 +82,16 @@ static int pair_count(int s, int r) {
   return 1 + (s + 2 * r) % 3;
 }
 
-enum form { kBlocking, kNonblocking, kPersistent, kLarge };
-static const char *form_name[] = {"blocking", "nonblocking", "persistent", "large-count"};
+enum form { kBlocking, kNonblocking, kPersistent, kLarge, kLargeNonblocking, kLargePersistent };
+static const char *form_name[] = {"blocking",
+                                  "nonblocking",
+                                  "persistent",
+                                  "large-count",
+                                  "large-count nonblocking",
+                                  "large-count persistent"};
+static int persistent(enum form f) {
+  return f == kPersistent || f == kLargePersistent;
+}
 
 static void check_recv(const struct topo *t, const char *coll, enum form f, const int *rbuf,
                        const int *displs, const int *counts, int stride, int round, int whole) {
@@ -102,10 +111,10 @@ static void check_recv(const struct topo *t, const char *coll, enum form f, cons
   }
 }
 
-/* Starts (or runs) one call of `coll` in form f; for kPersistent *req is the persistent request. */
+/* Starts (or runs) one call of `coll` in form f; for the persistent forms *req is the persistent request. */
 static void run(enum form f, MPI_Request *req) {
-  if (f == kNonblocking) MPI_Wait(req, MPI_STATUS_IGNORE);
-  if (f == kPersistent) {
+  if (f == kNonblocking || f == kLargeNonblocking) MPI_Wait(req, MPI_STATUS_IGNORE);
+  if (persistent(f)) {
     MPI_Start(req);
     MPI_Wait(req, MPI_STATUS_IGNORE);
   }
@@ -113,17 +122,21 @@ static void run(enum form f, MPI_Request *req) {
 
 static void test_allgather(const struct topo *t, enum form f) {
   enum { kCount = 5 };
-  int sbuf[kCount], rbuf[MAXN * kCount], counts[MAXN], displs[MAXN];
+  int sbuf[kCount] = {0}, rbuf[MAXN * kCount], counts[MAXN], displs[MAXN];
   MPI_Request req = MPI_REQUEST_NULL;
   if (f == kPersistent)
     MPI_Neighbor_allgather_init(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm, MPI_INFO_NULL, &req);
-  for (int round = 0; round < (f == kPersistent ? 3 : 1); ++round) {
+  if (f == kLargePersistent)
+    MPI_Neighbor_allgather_init_c(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm, MPI_INFO_NULL, &req);
+  for (int round = 0; round < (persistent(f) ? 3 : 1); ++round) {
     for (int e = 0; e < kCount; ++e) sbuf[e] = value(world_rank, 0, e, round);
     for (int i = 0; i < MAXN * kCount; ++i) rbuf[i] = kSentinel;
     if (f == kBlocking) MPI_Neighbor_allgather(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm);
     if (f == kLarge) MPI_Neighbor_allgather_c(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm);
     if (f == kNonblocking)
       MPI_Ineighbor_allgather(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm, &req);
+    if (f == kLargeNonblocking)
+      MPI_Ineighbor_allgather_c(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm, &req);
     run(f, &req);
     for (int k = 0; k < t->nin; ++k) {
       counts[k] = kCount;
@@ -131,7 +144,7 @@ static void test_allgather(const struct topo *t, enum form f) {
     }
     check_recv(t, "allgather", f, rbuf, displs, counts, 1, round, 1);
   }
-  if (f == kPersistent) MPI_Request_free(&req);
+  if (persistent(f)) MPI_Request_free(&req);
 }
 
 static void test_allgatherv(const struct topo *t, enum form f) {
@@ -168,11 +181,13 @@ static void test_allgatherv(const struct topo *t, enum form f) {
 
 static void test_alltoall(const struct topo *t, enum form f) {
   enum { kCount = 3 };
-  int sbuf[MAXN * kCount], rbuf[MAXN * kCount], counts[MAXN], displs[MAXN];
+  int sbuf[MAXN * kCount] = {0}, rbuf[MAXN * kCount], counts[MAXN], displs[MAXN];
   MPI_Request req = MPI_REQUEST_NULL;
   if (f == kPersistent)
     MPI_Neighbor_alltoall_init(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm, MPI_INFO_NULL, &req);
-  for (int round = 0; round < (f == kPersistent ? 3 : 1); ++round) {
+  if (f == kLargePersistent)
+    MPI_Neighbor_alltoall_init_c(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm, MPI_INFO_NULL, &req);
+  for (int round = 0; round < (persistent(f) ? 3 : 1); ++round) {
     for (int k = 0; k < t->nout; ++k)
       for (int e = 0; e < kCount; ++e) sbuf[k * kCount + e] = value(world_rank, k, e, round);
     for (int i = 0; i < MAXN * kCount; ++i) rbuf[i] = kSentinel;
@@ -180,6 +195,8 @@ static void test_alltoall(const struct topo *t, enum form f) {
     if (f == kLarge) MPI_Neighbor_alltoall_c(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm);
     if (f == kNonblocking)
       MPI_Ineighbor_alltoall(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm, &req);
+    if (f == kLargeNonblocking)
+      MPI_Ineighbor_alltoall_c(sbuf, kCount, MPI_INT, rbuf, kCount, MPI_INT, t->comm, &req);
     run(f, &req);
     for (int k = 0; k < t->nin; ++k) {
       counts[k] = kCount;
@@ -187,7 +204,7 @@ static void test_alltoall(const struct topo *t, enum form f) {
     }
     check_recv(t, "alltoall", f, rbuf, displs, counts, 1, round, 0);
   }
-  if (f == kPersistent) MPI_Request_free(&req);
+  if (persistent(f)) MPI_Request_free(&req);
 }
 
 /* alltoallv (w = 0) and alltoallw (w = 1: byte displacements, and every other receive part a strided
@@ -323,6 +340,10 @@ static void all_forms(struct topo *t) {
     test_alltoall(t, (enum form)f);
     test_alltoallvw(t, (enum form)f, 0);
     test_alltoallvw(t, (enum form)f, 1);
+  }
+  for (int f = kLargeNonblocking; f <= kLargePersistent; ++f) {
+    test_allgather(t, (enum form)f);
+    test_alltoall(t, (enum form)f);
   }
 }
 

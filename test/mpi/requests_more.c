@@ -1,11 +1,12 @@
-/* MPI_Isendrecv and MPI_Isendrecv_replace (contiguous and strided, eager and rendezvous sizes, with
+/* MPI_Isendrecv and MPI_Isendrecv_replace and their large-count forms MPI_Isendrecv_c and
+ * MPI_Isendrecv_replace_c (contiguous and strided, eager and rendezvous sizes, every element checked; with
  * MPI_PROC_NULL partners, statuses checked), and MPI_Request_get_status_all, _any and _some, which must
  * report completion without freeing or deactivating anything. */
 #include "check.h"
 
 static int rank, size;
 
-static void isendrecv_ring(int n) {
+static void isendrecv_ring(int n, int large) {
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
   int *out = malloc(sizeof(int) * (size_t)n), *in = malloc(sizeof(int) * (size_t)n);
   for (int i = 0; i < n; ++i) {
@@ -13,41 +14,55 @@ static void isendrecv_ring(int n) {
     in[i] = -1;
   }
   MPI_Request r;
-  MPI_Isendrecv(out, n, MPI_INT, right, 5, in, n, MPI_INT, left, 5, MPI_COMM_WORLD, &r);
+  if (large)
+    MPI_Isendrecv_c(out, n, MPI_INT, right, 5, in, n, MPI_INT, left, 5, MPI_COMM_WORLD, &r);
+  else
+    MPI_Isendrecv(out, n, MPI_INT, right, 5, in, n, MPI_INT, left, 5, MPI_COMM_WORLD, &r);
   int flag = 0;
   for (int spins = 0; spins < 3 && !flag; ++spins) MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
   MPI_Status st;
   if (!flag) MPI_Wait(&r, &st);
   CHECK(r == MPI_REQUEST_NULL, "the request is freed at completion");
   if (!flag) {
-    int count = -1;
-    MPI_Get_count(&st, MPI_INT, &count);
-    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 5 && count == n, "status: source %d tag %d count %d",
-          st.MPI_SOURCE, st.MPI_TAG, count);
+    MPI_Count count = -1;
+    MPI_Get_count_c(&st, MPI_INT, &count);
+    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 5 && count == n, "status: source %d tag %d count %lld",
+          st.MPI_SOURCE, st.MPI_TAG, (long long)count);
   }
-  int bad = 0;
-  for (int i = 0; i < n && !bad; ++i) bad = in[i] != left * 1000003 + i;
-  CHECK(!bad, "Isendrecv of %d ints from %d", n, left);
+  int bad = -1; /* the first element received wrong */
+  for (int i = 0; i < n && bad < 0; ++i)
+    if (in[i] != left * 1000003 + i) bad = i;
+  CHECK(bad < 0, "Isendrecv%s of %d ints from %d: element %d is %d", large ? "_c" : "", n, left, bad,
+        bad < 0 ? 0 : in[bad]);
   free(out);
   free(in);
 }
 
 /* A strided buffer exchanged in place around the ring: the outgoing data leaves before the incoming
- * data overwrites it, and the gaps stay as they were. */
-static void isendrecv_replace_ring(int n) {
+ * data overwrites it, and the gaps stay as they were. The large-count form takes n of an int resized to
+ * two, the other one vector of n. */
+static void isendrecv_replace_ring(int n, int large) {
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
   MPI_Datatype every_other;
-  MPI_Type_vector(n, 1, 2, MPI_INT, &every_other);
+  if (large)
+    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &every_other);
+  else
+    MPI_Type_vector(n, 1, 2, MPI_INT, &every_other);
   MPI_Type_commit(&every_other);
   int *buf = malloc(sizeof(int) * (size_t)(2 * n));
   for (int i = 0; i < 2 * n; ++i) buf[i] = i % 2 ? -7 : rank * 1000003 + i / 2;
   MPI_Request r;
-  MPI_Isendrecv_replace(buf, 1, every_other, right, 9, left, 9, MPI_COMM_WORLD, &r);
+  if (large)
+    MPI_Isendrecv_replace_c(buf, n, every_other, right, 9, left, 9, MPI_COMM_WORLD, &r);
+  else
+    MPI_Isendrecv_replace(buf, 1, every_other, right, 9, left, 9, MPI_COMM_WORLD, &r);
   MPI_Status st;
   MPI_Wait(&r, &st);
-  int bad = 0;
-  for (int i = 0; i < 2 * n && !bad; ++i) bad = buf[i] != (i % 2 ? -7 : left * 1000003 + i / 2);
-  CHECK(!bad, "Isendrecv_replace of %d strided ints from %d", n, left);
+  int bad = -1; /* the first int wrong, an element or a gap */
+  for (int i = 0; i < 2 * n && bad < 0; ++i)
+    if (buf[i] != (i % 2 ? -7 : left * 1000003 + i / 2)) bad = i;
+  CHECK(bad < 0, "Isendrecv_replace%s of %d strided ints from %d: int %d is %d", large ? "_c" : "", n, left,
+        bad, bad < 0 ? 0 : buf[bad]);
   CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 9, "replace status: source %d tag %d", st.MPI_SOURCE,
         st.MPI_TAG);
   free(buf);
@@ -150,10 +165,11 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  for (int n = 1; n <= 1 << 20; n *= 16) {
-    isendrecv_ring(n);
-    isendrecv_replace_ring(n);
-  }
+  for (int n = 1; n <= 1 << 20; n *= 16)
+    for (int large = 0; large < 2; ++large) {
+      isendrecv_ring(n, large);
+      isendrecv_replace_ring(n, large);
+    }
   isendrecv_proc_null();
   get_status();
   errors();

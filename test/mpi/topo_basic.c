@@ -1,7 +1,8 @@
 /* Process topologies: MPI_Dims_create's factorisations, Cartesian grids (coordinates, ranks, shifts with
  * and without periods, exchanges along every direction checked by value, a 3-D grid's sub-grids), graph
  * and distributed-graph communicators and their neighbour lists, MPI_Topo_test, duplicates keeping the
- * topology, and the errors of wrong arguments. Runs at any size. */
+ * topology, MPI_Cart_map and MPI_Graph_map (a process keeps its rank where the grid or graph has room for it,
+ * MPI_UNDEFINED past it), and the errors of wrong arguments. Runs at any size. */
 #include "check.h"
 
 static int world_rank, world_size;
@@ -272,6 +273,51 @@ static void dist_graph(void) {
   free(weights);
 }
 
+/* MPI_Cart_map and MPI_Graph_map: without reordering a process keeps its rank if the topology has room for
+ * it and gets MPI_UNDEFINED otherwise; a topology larger than the communicator is an error. */
+static void mapping(void) {
+  int dims[2] = {2, 2}, periods[2] = {1, 1}, nr = -2;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = MPI_Cart_map(MPI_COMM_WORLD, 2, dims, periods, &nr);
+  if (world_size >= 4)
+    CHECK(rc == MPI_SUCCESS && nr == (world_rank < 4 ? world_rank : MPI_UNDEFINED),
+          "Cart_map of a periodic 2x2 grid on %d ranks: rc %d, newrank %d", world_size, rc, nr);
+  else
+    CHECK(err_class(rc) == MPI_ERR_DIMS, "Cart_map of a 2x2 grid on %d ranks: class %d", world_size,
+          err_class(rc));
+  /* Grids and ring graphs of every size up to one past the communicator's: at 2 ranks or more, both cases. */
+  const size_t most = (size_t)world_size + 1;
+  int *index = malloc(sizeof(int) * most), *edges = malloc(sizeof(int) * 2 * most);
+  for (int nn = 1; nn <= world_size + 1; ++nn) {
+    const int want = world_rank < nn ? world_rank : MPI_UNDEFINED;
+    int d2[2] = {nn, 1}, p2[2] = {0, 1}, cr = -2, gr = -2;
+    for (int i = 0; i < nn; ++i) {
+      edges[2 * i] = (i + 1) % nn;
+      edges[2 * i + 1] = (i + nn - 1) % nn;
+      index[i] = 2 * (i + 1);
+    }
+    const int crc = MPI_Cart_map(MPI_COMM_WORLD, 2, d2, p2, &cr);
+    const int grc = MPI_Graph_map(MPI_COMM_WORLD, nn, index, edges, &gr);
+    if (nn > world_size) {
+      CHECK(err_class(crc) == MPI_ERR_DIMS && err_class(grc) == MPI_ERR_ARG,
+            "maps of %d nodes on %d ranks: classes %d and %d", nn, world_size, err_class(crc),
+            err_class(grc));
+    } else {
+      CHECK(crc == MPI_SUCCESS && cr == want, "Cart_map of %dx1 on %d ranks: rc %d, newrank %d (want %d)", nn,
+            world_size, crc, cr, want);
+      CHECK(grc == MPI_SUCCESS && gr == want, "Graph_map of a %d-ring on %d: rc %d, newrank %d (want %d)", nn,
+            world_size, grc, gr, want);
+    }
+  }
+  /* A graph of no nodes has room for nobody. */
+  int none = -2;
+  CHECK(MPI_Graph_map(MPI_COMM_WORLD, 0, index, edges, &none) == MPI_SUCCESS && none == MPI_UNDEFINED,
+        "Graph_map of no nodes: %d", none);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  free(index);
+  free(edges);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -281,5 +327,6 @@ int main(int argc, char **argv) {
   cart_sub();
   graph();
   dist_graph();
+  mapping();
   return finish("topo_basic");
 }
