@@ -120,6 +120,24 @@ struct Counter {
 };
 static_assert(sizeof(Counter) == 32 && std::atomic<int64_t>::is_always_lock_free);
 
+// A landing (seed 004's receive side): a reception slot the rank keeps for the packets of one source
+// whose protocol header equals `key` (a recorded receive's match bits). While the rank holds it open, the
+// engine writes such a packet there instead of into the reception FIFO, numbered in the same sequence
+// as the FIFO's packets, so the rank can take it without matching and still keep the source's order.
+constexpr uint32_t kLandings = 32;
+constexpr uint32_t kLandingClosed = 0, kLandingOpen = 1, kLandingClaimed = 2, kLandingFull = 3;
+struct alignas(64) Landing {
+  // Closed and Open are the rank's to set; the engine claims an Open landing (Claimed), writes the slot,
+  // then marks it Full; the rank takes the packet and closes or reopens it. A rank that closes an Open
+  // landing does so with a compare-exchange, so it and the engine never both think they own the slot.
+  std::atomic<uint32_t> state;
+  uint32_t src;  // the task whose packets it takes
+  uint16_t dispatch;
+  uint16_t key_len;
+  uint8_t key[kPatternHeader];
+  ReceptionSlot slot;
+};
+
 struct BaseEntry {
   std::atomic<uint64_t> addr;  // in the owner's address space
   std::atomic<uint64_t> len;   // 0: the entry is free
@@ -143,6 +161,10 @@ struct alignas(64) RankBlock {
   std::atomic<uint64_t> zeroed;  // engine: counters of this rank that reached zero (a sleeper's check)
   Counter counters[kCounters];
   BaseEntry bases[kBases];
+  alignas(
+      64) std::atomic<uint32_t> landing_mask;  // rank: the landings set up, which the engine looks through
+  std::atomic<uint64_t> landed;                // engine: packets written into landings (a sleeper's check)
+  Landing landings[kLandings];
   alignas(64) std::atomic<uint64_t> pattern_kicks;  // rank: pattern starts (the engine looks when it moves)
   PatternFifoArea patterns[kPatternFifos];
   Descriptor injection[kInjectionSlots];

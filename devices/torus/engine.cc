@@ -253,9 +253,7 @@ bool Engine::fill_fifo_payload(const Info &info, ReceptionSlot &r) {
     std::memcpy(r.payload, from->lookaside[info.slot], d.payload_len);
     return true;
   }
-  const uint32_t p = (info.slot - kInjectionSlots) / kPatternSlots,
-                 i = (info.slot - kInjectionSlots) % kPatternSlots;
-  std::memcpy(r.payload, from->patterns[p].headers[i], d.hdr_len);
+  std::memcpy(r.payload, fifo_header(info), d.hdr_len);
   const size_t n = size_t(d.payload_len) - d.hdr_len;
   if (n == 0) return true;
   struct iovec here = {r.payload + d.hdr_len, n};
@@ -274,6 +272,47 @@ bool Engine::fill_fifo_payload(const Info &info, ReceptionSlot &r) {
   return false;
 }
 
+// A memory-FIFO packet's protocol header: in the lookaside slot, or kept beside a pattern's descriptor.
+const uint8_t *Engine::fifo_header(const Info &info) const {
+  const RankBlock *from = rank_block(area_, info.origin);
+  if (info.slot < kInjectionSlots) return from->lookaside[info.slot];
+  const uint32_t p = (info.slot - kInjectionSlots) / kPatternSlots,
+                 i = (info.slot - kInjectionSlots) % kPatternSlots;
+  return from->patterns[p].headers[i];
+}
+
+// A memory-FIFO packet into the destination's open landing for its source and header, if it has one:
+// false sends it to the reception FIFO. A landing for it that is not open (closed, or still full) leaves
+// it to the FIFO too: the rank orders the two by the packets' sequence numbers.
+bool Engine::land(const Info &info, RankBlock *to, uint32_t mask) {
+  const Descriptor &d = slots_[info.origin][info.slot].d;
+  const uint8_t *hdr = fifo_header(info);
+  for (; mask; mask &= mask - 1) {
+    Landing &l = to->landings[__builtin_ctz(mask)];
+    if (l.src != info.origin || l.dispatch != d.dispatch || l.key_len != d.hdr_len ||
+        std::memcmp(l.key, hdr, d.hdr_len) != 0)
+      continue;
+    uint32_t open = kLandingOpen;
+    if (!l.state.compare_exchange_strong(open, kLandingClaimed, std::memory_order_acq_rel)) return false;
+    ReceptionSlot &r = l.slot;
+    r.h.src = info.origin;
+    r.h.dispatch = d.dispatch;
+    r.h.hdr_len = d.hdr_len;
+    r.h.payload_len = d.payload_len;
+    r.h.seq = ++fifo_seq_;
+    r.h.vt_ns = info.vt;
+    if (!fill_fifo_payload(info, r)) {  // lost, and the destination told, as in the FIFO
+      l.state.store(kLandingOpen, std::memory_order_release);
+      return true;
+    }
+    l.state.store(kLandingFull, std::memory_order_release);
+    to->landed.fetch_add(1, std::memory_order_release);
+    (void)to->bell.ring();
+    return true;
+  }
+  return false;
+}
+
 // At the packet's destination node. False only when a reception FIFO has no room: the packet waits.
 bool Engine::deliver(const Info &info, uint16_t hops) {
   Slot &s = slots_[info.origin][info.slot];
@@ -281,6 +320,9 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
   switch (info.kind) {
     case kFifo: {
       RankBlock *to = rank_block(area_, d.dest);
+      if (const uint32_t mask = to->landing_mask.load(std::memory_order_acquire);
+          mask && land(info, to, mask)) [[unlikely]]
+        break;
       const uint64_t tail = to->rec_tail.load(std::memory_order_relaxed);
       if (tail - to->rec_head.load(std::memory_order_acquire) >= kReceptionSlots) return false;
       ReceptionSlot &r = to->reception[tail % kReceptionSlots];

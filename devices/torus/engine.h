@@ -89,6 +89,8 @@ class Engine {
   bool take_in_order(uint32_t rank, uint64_t tail);
   void take_slot(uint32_t rank, uint32_t slot, const Descriptor &from);
   bool fill_fifo_payload(const Info &info, ReceptionSlot &r);
+  const uint8_t *fifo_header(const Info &info) const;
+  bool land(const Info &info, RankBlock *to, uint32_t mask);
   // Injects one packet from `info.from`'s node to `info.to`'s, leaving in the timing model when its
   // rank's injection link is free and not before `not_before`.
   void send(Info info, uint32_t wire_bytes, uint64_t not_before);

@@ -353,6 +353,84 @@ TEST(TorusEngine, PatternStartsKeepTheirPlaceAmongTheRanksOtherSends) {
   EXPECT_EQ(order, (std::vector<uint16_t>{1, 105, 2, 102, 3, 4, 105}));
 }
 
+// Landings (seed 004's receive side): a packet from the landing's source with its header goes into the
+// open landing, not the reception FIFO, numbered in the FIFO's sequence; one that finds it full or closed,
+// or has another header, goes into the FIFO. A pattern's packet lands as an ordinary one does.
+TEST(TorusEngine, APacketWithALandingsHeaderLandsThereWhileItIsOpen) {
+  using pamir::torus::kLandingClosed;
+  using pamir::torus::kLandingFull;
+  using pamir::torus::kLandingOpen;
+  Area a(2);
+  const Geometry g = geometry(2, "2");
+  Engine e(a.get(), g);
+  RankBlock *to = a.rank(1);
+  pamir::torus::Landing &l = to->landings[5];
+  const uint64_t key = 0x1122334455667788ull, other = 0x99;
+  l.src = 0;
+  l.dispatch = 11;
+  l.key_len = sizeof key;
+  std::memcpy(l.key, &key, sizeof key);
+  l.state.store(kLandingOpen);
+  to->landing_mask.store(1u << 5);
+  auto send = [&](uint64_t header, uint64_t value) {
+    uint8_t bytes[16];
+    std::memcpy(bytes, &header, 8);
+    std::memcpy(bytes + 8, &value, 8);
+    a.inject(
+        0,
+        Descriptor{.intent = Intent::memory_fifo, .dispatch = 11, .dest = 1, .hdr_len = 8, .payload_len = 16},
+        bytes);
+  };
+  auto value_of = [](const pamir::torus::ReceptionSlot &r) {
+    uint64_t v;
+    std::memcpy(&v, r.payload + 8, sizeof v);
+    return v;
+  };
+  send(other, 1);  // another header: the FIFO
+  send(key, 2);    // lands
+  send(key, 3);    // the landing is full: the FIFO, after it
+  run(e);
+  EXPECT_EQ(l.state.load(), kLandingFull);
+  EXPECT_EQ(to->landed.load(), 1u);
+  EXPECT_EQ(value_of(l.slot), 2u);
+  EXPECT_EQ(l.slot.h.src, 0u);
+  EXPECT_EQ(l.slot.h.hdr_len, 8u);
+  ASSERT_EQ(to->rec_tail.load(), 2u);
+  EXPECT_EQ(value_of(to->reception[0]), 1u);
+  EXPECT_EQ(value_of(to->reception[1]), 3u);
+  EXPECT_LT(to->reception[0].h.seq, l.slot.h.seq);
+  EXPECT_GT(to->reception[1].h.seq, l.slot.h.seq);
+
+  // Taken and closed: the next one goes to the FIFO. Reopened: a pattern's packet lands.
+  l.state.store(kLandingClosed);
+  send(key, 4);
+  run(e);
+  EXPECT_EQ(to->rec_tail.load(), 3u);
+  EXPECT_EQ(value_of(to->reception[2]), 4u);
+  uint64_t data = 5;
+  pamir::torus::PatternFifoArea &f = a.rank(0)->patterns[0];
+  f.size = 1;
+  f.slots[0] = Descriptor{.intent = Intent::memory_fifo,
+                          .dispatch = 11,
+                          .dest = 1,
+                          .hdr_len = 8,
+                          .payload_len = 16,
+                          .local_addr = uint64_t(uintptr_t(&data)),
+                          .flags = pamir::torus::kFromMemory};
+  std::memcpy(f.headers[0], &key, sizeof key);
+  l.state.store(kLandingOpen);
+  f.inj_at.store(a.rank(0)->inj_tail.load());
+  f.kick.store(1);
+  f.tail.store(1);
+  a.rank(0)->pattern_kicks.store(1);
+  run(e);
+  EXPECT_EQ(l.state.load(), kLandingFull);
+  EXPECT_EQ(value_of(l.slot), 5u);
+  EXPECT_EQ(to->landed.load(), 2u);
+  EXPECT_EQ(to->rec_tail.load(), 3u);
+  EXPECT_EQ(f.done.load(), 1u);  // the sender's side completes as for the FIFO
+}
+
 std::vector<pamir::torus::LinkFault> faults(const Geometry &g, const char *text) {
   std::vector<pamir::torus::LinkFault> out;
   std::string why;
