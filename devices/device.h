@@ -27,6 +27,10 @@ struct Sink {
   // Where a device that reads asynchronously (start_read) reports that every read of `cookie` is done:
   // status 0, or -errno. Called from poll(), never from inside another call of the device.
   void (*read_done)(void *arg, uint64_t cookie, int64_t status) = nullptr;
+  // Where a device with landings (Device::landing_add) hands the packet written into landing `id`, in its
+  // source's order with the packets deliver() gets. True keeps the landing open for the next one.
+  bool (*landed)(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatch, const void *hdr,
+                 uint32_t hdr_len, const void *payload, size_t payload_len) = nullptr;
 };
 
 // A remote memory region a peer may read directly (CMA on shm, registered memory on ofi).
@@ -206,6 +210,23 @@ class Device {
     return true;
   }
   virtual void pattern_close(uint32_t id) noexcept { (void)id; }
+
+  // Landings (seed 004's receive side, on a device that writes packets into this process's memory by
+  // itself): a reception slot kept for the next packet from `task` of dispatch `dispatch` whose header
+  // is `key` (a recorded receive's match bits). While it is open, such a packet goes there rather than
+  // among the others, and poll() hands it to Sink::landed in its source's order (before any later
+  // packet of that source). A packet that finds its landing closed, or full, goes the ordinary way.
+  // landing_add() returns an id, or 0 where the device has none (the caller takes the ordinary path);
+  // a new landing is closed. landing_close() closes an open one: a packet already there (or being
+  // written) goes among the others, in its order, for the next poll. A landing that handed its packet
+  // over is closed unless the sink kept it open. landing_remove() only once it is closed.
+  virtual uint32_t landing_add(uint32_t task, uint16_t dispatch, const void *key, uint32_t key_len) noexcept {
+    (void)task, (void)dispatch, (void)key, (void)key_len;
+    return 0;
+  }
+  virtual void landing_open(uint32_t id) noexcept { (void)id; }
+  virtual void landing_close(uint32_t id) noexcept { (void)id; }
+  virtual void landing_remove(uint32_t id) noexcept { (void)id; }
 
   // Called once every local rank has finished communicating (after the finalize barrier).
   virtual void shutdown() noexcept = 0;

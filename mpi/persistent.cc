@@ -139,6 +139,7 @@ void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request
     d.task = peer == MPI_ANY_SOURCE ? UINT32_MAX : c->task_of(peer);
     d.bits = match_bits(rec->ctx, rec->source, rec->tag);
     if (peer != MPI_ANY_SOURCE && tag != MPI_ANY_TAG && !rec->layout && !rec->sig_layout) {
+      d.flags |= pamir::kDescExact;
       pamir::describe_token(d, context(), rec->bytes);
       rec->peer_task = d.task;  // where its tokens go (a match sets it again, to the same task)
     }

@@ -269,7 +269,7 @@ int Context::open_torus(std::string &why) {
   p.hop_ns = uint32_t(config::torus_hop_ns.number);
   p.engine = torus_engine_path();
   p.barrier = [this]() { return boot_.fence(false); };
-  p.sink = dev::Sink{&Context::deliver, this, &Context::read_done};
+  p.sink = dev::Sink{&Context::deliver, this, &Context::read_done, &Context::landed};
   p.fatal = device_fatal("torus device");
   torus_ = dev::TorusDevice::create(p, why);
   if (!torus_) {
@@ -299,6 +299,7 @@ int Context::open_torus(std::string &why) {
   patterns().on_device_release([](uint32_t id) {
     if (dev::Device *d = context().replay_device()) d->pattern_close(id);
   });
+  patterns().on_landing_release([](uint32_t id) { context().landing_remove(id); });
   for (uint32_t t = 0; t < ntasks_; ++t) {
     Peer &peer = peers_[t];
     peer.table = &send_tables_[unsigned(t == self_ ? Path::self : Path::torus)];

@@ -106,6 +106,20 @@ class Context {
   void ready_token(Request *r, bool first = false);
   bool direct_put(uint32_t task, uint64_t bits, const void *buf, uint64_t bytes);
   bool mailbox() const { return mailbox_ && shm_immediate_ && !library_lock().enabled; }
+  // Landings (landing.cc; seed 004's receive side, where the replaying device writes packets into this
+  // process's memory itself: the torus): a replayed receive of one source and tag whose source's
+  // messages reach it through that device keeps a landing, which the device fills with that source's
+  // next one-packet message of exactly its envelope. A start arms the landing instead of posting the
+  // receive (landing_start; false: the caller posts it), when nothing posted or unexpected could take
+  // that message first; the landed packet then completes it with no matching. A message that lands
+  // before its receive starts is kept beside the landing and completes the receive at its start. Any
+  // other message of that source, or a receive or probe posted that could take the envelope, first
+  // puts a kept message among the others and closes the landing, posting an armed receive, so MPI's
+  // order holds. Single-threaded runs only.
+  bool lands_receives() const { return replay_dev_ != nullptr && !library_lock().enabled; }
+  uint32_t landing_add(uint32_t task, uint64_t bits);  // 0: the receive has none
+  bool landing_start(uint32_t id, Request *r);
+  void landing_remove(uint32_t id);
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call
   // costs more than the second core saves); Context::share_chunk cuts them.
   static constexpr uint64_t kShareMinBytes = uint64_t(256) << 10;
@@ -125,6 +139,8 @@ class Context {
   }
   // First unexpected message that a receive (ctx, src, tag) would take; removed when `remove`.
   Unexpected *probe(uint16_t ctx, int32_t src, int32_t tag, bool remove) {
+    if (landings_open_) [[unlikely]]
+      landings_before_post(ctx, src, tag);
     return matcher_.find_unexpected(ctx, src, tag, remove);
   }
   // Receives a message taken by probe(remove=true) (MPI_Mrecv).
@@ -305,12 +321,41 @@ class Context {
     bool box_listed = false;                // in box_peers_
     std::unique_ptr<Request *[]> box_recv;  // box::kSlots, made with box_in
     bool pending = false;
+    uint32_t landings = 0;     // landings of receives from the peer open or keeping a message (landing.cc)
     bool rdv_refused = false;  // the peer could not read this process: rendezvous sends go eagerly
     bool cma_refused = false;  // this process cannot reach the peer's memory: one-sided goes by packets
   };
 
   static void deliver(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                       const void *payload, size_t payload_len);
+  static bool landed(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatch, const void *hdr,
+                     uint32_t hdr_len, const void *payload, size_t payload_len);
+  // Landings (landing.cc): what a message about to be matched, or a receive or probe about to be posted,
+  // could otherwise overtake: kept messages are delivered, landings closed, armed receives posted.
+  void landings_before_message(uint32_t task, uint16_t dispatch, const void *hdr);
+  void landings_before_post(uint16_t ctx, int32_t src, int32_t tag);
+  void landing_withdraw(Request *r);
+  void landing_shut(uint32_t id);
+  void landing_unkeep(uint32_t id);
+  void landing_complete(Request *r, uint64_t bits, const void *payload, size_t len);
+  void landing_reopen(uint32_t id);
+  void landings_reopen();
+  static constexpr uint32_t kMaxLandings = 32, kLandingKeep = 512;
+  struct Landing {
+    Request *armed = nullptr;  // the started receive it completes
+    uint64_t bits = 0;
+    uint32_t task = 0;
+    bool used = false, open = false;
+    bool kept = false;    // a message that landed before its receive started, in `data`
+    bool reopen = false;  // shut for a message of its envelope: open again once that is delivered
+    uint32_t len = 0;
+    uint64_t vt = 0;
+    uint8_t data[kLandingKeep];
+  };
+  std::unique_ptr<Landing[]> landings_;  // kMaxLandings, made at the first landing_add
+  uint32_t landings_open_ = 0;           // open or keeping a message: the hooks' check
+  bool landings_reopen_ = false;         // some Landing::reopen is set
+  bool landing_clear(const Landing &l);
   void on_msg(uint32_t src_task, const MsgHeader &h, const void *payload, size_t len, uint64_t sig = 0);
   static void check_signature(Request *r, uint64_t sig, uint64_t total);
   // A message no receive was posted for: its envelope recorded, `hold` bytes of room for its data; the

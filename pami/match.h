@@ -85,6 +85,11 @@ class Matcher {
   // Whether posted receive r is the first in its queue that a message from src with tag would match.
   bool first_for(const Request *r, int32_t src, int32_t tag);
 
+  // Whether some posted receive would take a message of this envelope.
+  bool would_take(uint16_t ctx, int32_t src, int32_t tag) const {
+    Queues *q = by_ctx_[ctx];
+    return q && first_posted(*q, src, tag) != nullptr;
+  }
   size_t posted_count() const { return posted_; }
   size_t unexpected_count() const { return unexpected_; }
 

@@ -47,7 +47,7 @@ uint32_t PatternFifo::record(uint64_t id, uint32_t n, uint32_t k) {
     s = uint32_t(sections_.size());
     sections_.emplace_back();
   }
-  sections_[s] = Section{at, at + n, k, id, ++generations_, 0, false};
+  sections_[s] = Section{at, at + n, k, id, ++generations_, 0, false, false};
   by_start_.emplace(at, s);
   used_ += n;
   for (uint32_t i = at; i < at + n; ++i) new (&fifo_[i]) Descriptor{};
@@ -90,6 +90,11 @@ void PatternFifo::reclaim(uint32_t s) {
   Section &sec = sections_[s];
   if (sec.device && device_release_) device_release_(sec.device);
   sec.device = 0;
+  for (uint32_t i = sec.start; i < sec.end; ++i)
+    if (fifo_[i].landing) {
+      if (landing_release_) landing_release_(fifo_[i].landing);
+      fifo_[i].landing = 0;
+    }
   by_start_.erase(sec.start);
   used_ -= sec.end - sec.start;
   free_sections_.push_back(s);
@@ -137,6 +142,16 @@ void pattern_zero_ignored(void *, Request *) {}
 
 bool inject_on_device(Context &ctx, PatternFifo &f) {
   const uint32_t s = f.current();
+  // Its receives of one source and tag get landings, which their starts arm, whichever way its sends go.
+  if (!f.landings_made(s)) [[unlikely]] {
+    f.set_landings_made(s);
+    if (ctx.lands_receives()) {
+      Descriptor *d = f.descriptors(s);
+      for (uint32_t i = 0; i < f.size(s); ++i)
+        if (d[i].intent == Intent::receive && (d[i].flags & kDescExact))
+          d[i].landing = uint8_t(ctx.landing_add(d[i].task, d[i].bits));
+    }
+  }
   if (f.device_refused(s)) return false;
   const uint32_t first = f.head(), end = f.tail();
   dev::Device *dev = ctx.replay_device();

@@ -41,6 +41,7 @@ enum DescriptorFlags : uint8_t {
   kDescBox = 16,       // an immediate send that goes into the pair's mailbox when its token is here
   kDescBoxToken = 32,  // a receive that writes its source a mailbox token when started
   kDescFirst = 64,     // a receive that no earlier receive of its section accepts the messages of (seal)
+  kDescExact = 128,    // a receive of one source and tag, with no layout and no checked signature
 };
 
 // One message of a pattern, in one cache line.
@@ -48,6 +49,7 @@ struct alignas(64) Descriptor {
   Intent intent = Intent::eager_send;
   uint8_t flags = 0;
   SendProtocol protocol = SendProtocol::eager;  // sends: chosen by size when recorded
+  uint8_t landing = 0;                          // receives: the context's landing (landing.cc), or 0
   uint32_t task = 0;                            // destination (sends), source's task (receives)
   uint64_t bits = 0;                            // match bits (sends)
   const void *addr = nullptr;                   // source address (sends), receive buffer (receives)
@@ -144,9 +146,14 @@ class PatternFifo {
   bool device_refused(uint32_t s) const { return sections_[s].device_refused; }
   void set_device_pattern(uint32_t s, uint32_t id) { sections_[s].device = id; }
   void refuse_device(uint32_t s) { sections_[s].device_refused = true; }
+  // Whether its receives have been given their landings (at its first start on such a device).
+  bool landings_made(uint32_t s) const { return sections_[s].landings_made; }
+  void set_landings_made(uint32_t s) { sections_[s].landings_made = true; }
   void skip_all() { head_ = tail_; }
   // Called with a section's device pattern when the section is reclaimed (the context closes it).
   void on_device_release(void (*fn)(uint32_t)) { device_release_ = fn; }
+  // The receives' landings (Descriptor::landing) go with their section, through `fn`.
+  void on_landing_release(void (*fn)(uint32_t)) { landing_release_ = fn; }
   // Re-arms the section's counters only: a pattern whose descriptors are injected one at a time, each
   // when the layer above says (a partitioned send's partitions, as MPI_Pready makes them ready).
   void rearm(uint32_t s) {
@@ -174,6 +181,7 @@ class PatternFifo {
     uint64_t generation = 0;  // 0: released
     uint32_t device = 0;      // Device::pattern_open's id for its sends
     bool device_refused = false;
+    bool landings_made = false;
   };
   uint32_t capacity_;
   // Raw storage, allocated at the first record and constructed a section at a time: only the pages of
@@ -188,6 +196,7 @@ class PatternFifo {
   std::map<uint32_t, uint32_t> by_start_;  // live sections by first descriptor: first-fit placement
   uint32_t head_ = 0, tail_ = 0, current_ = 0;
   void (*device_release_)(uint32_t) = nullptr;
+  void (*landing_release_)(uint32_t) = nullptr;
   uint32_t used_ = 0;
   uint64_t generations_ = 0;
   uint64_t releases_ = 0;
@@ -237,6 +246,7 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
   r->ext = &k;
   r->on_complete = pattern_op_done;
   if (d.intent == Intent::receive) {
+    if (d.landing && ctx.landing_start(d.landing, r)) return;
     ctx.start_recv(r);
     if (d.flags & kDescBoxToken)
       ctx.box_token(r, clear && (d.flags & kDescFirst));

@@ -89,6 +89,8 @@ const std::vector<Counter> &counters() {
        1, CounterKind::counter, "pami"},
       {"torus.descriptors", "torus.descriptors (PAMIR_STATS)", offsetof(Stats, torus_descriptors), 1,
        CounterKind::counter, "pami"},
+      {"pattern.landed", "pattern.landed (PAMIR_STATS)", offsetof(Stats, pattern_landed), 1,
+       CounterKind::counter, "pami"},
       {"direct.tokens", "direct.tokens (PAMIR_STATS)", offsetof(Stats, direct_tokens), 1,
        CounterKind::counter, "pami"},
       {"direct.puts", "direct.puts (PAMIR_STATS)", offsetof(Stats, direct_puts), 1, CounterKind::counter,

@@ -69,6 +69,8 @@ struct Stats {
   // into the torus's injection FIFO (at MPI_Finalize): a replay writes none.
   uint64_t pattern_device_starts = 0;
   uint64_t torus_descriptors = 0;
+  // Replayed receives completed from a landing, with no matching (the torus).
+  uint64_t pattern_landed = 0;
   // The ready-token direct put: tokens this rank sent, puts it made and their bytes.
   uint64_t direct_tokens = 0;
   uint64_t direct_puts = 0;

@@ -287,13 +287,21 @@ const uint8_t *Engine::fifo_header(const Info &info) const {
 bool Engine::land(const Info &info, RankBlock *to, uint32_t mask) {
   const Descriptor &d = slots_[info.origin][info.slot].d;
   const uint8_t *hdr = fifo_header(info);
+  auto matches = [&](const Landing &l) {
+    return l.src == info.origin && l.dispatch == d.dispatch && l.key_len == d.hdr_len &&
+           std::memcmp(l.key, hdr, d.hdr_len) == 0;
+  };
   for (; mask; mask &= mask - 1) {
     Landing &l = to->landings[__builtin_ctz(mask)];
-    if (l.src != info.origin || l.dispatch != d.dispatch || l.key_len != d.hdr_len ||
-        std::memcmp(l.key, hdr, d.hdr_len) != 0)
-      continue;
+    if (!matches(l)) continue;
     uint32_t open = kLandingOpen;
     if (!l.state.compare_exchange_strong(open, kLandingClaimed, std::memory_order_acq_rel)) return false;
+    // The rank changes a landing's fields only while it is closed: read again now that it is ours, in
+    // case it was removed and set up anew for another packet while they were compared.
+    if (!matches(l)) {
+      l.state.store(kLandingOpen, std::memory_order_release);
+      continue;
+    }
     ReceptionSlot &r = l.slot;
     r.h.src = info.origin;
     r.h.dispatch = d.dispatch;

@@ -263,17 +263,27 @@ unsigned TorusDevice::poll() noexcept {
     if (!overflow_.empty()) [[unlikely]] {
       const torus::ReceptionSlot r = overflow_.front();
       overflow_.pop_front();
+      if (landing_count_) [[unlikely]]
+        landings_before(r.h.src, r.h.seq);
       deliver(r);
       continue;
     }
     if (consumed_ == me_->rec_tail.load(std::memory_order_acquire)) {
       if (me_->lost.load(std::memory_order_relaxed)) [[unlikely]]
         lost();
+      if (landing_count_) [[unlikely]] {
+        const int handed = landings_full();
+        if (handed < 0) continue;  // packets before them arrived meanwhile: those first
+        got += unsigned(handed);
+      }
       break;
     }
     // The slot stays ours while it is delivered: a stash() from inside frees only what comes before it.
     pinned_ = consumed_++;
-    deliver(me_->reception[pinned_ % torus::kReceptionSlots]);
+    const torus::ReceptionSlot &r = me_->reception[pinned_ % torus::kReceptionSlots];
+    if (landing_count_) [[unlikely]]
+      landings_before(r.h.src, r.h.seq);
+    deliver(r);
     pinned_ = UINT64_MAX;
     me_->rec_head.store(consumed_, std::memory_order_release);
   }
@@ -535,6 +545,97 @@ void TorusDevice::pattern_close(uint32_t id) noexcept {
   free_patterns_.push_back(id - 1);
 }
 
+uint32_t TorusDevice::landing_add(uint32_t task, uint16_t dispatch, const void *key,
+                                  uint32_t key_len) noexcept {
+  if (key_len > torus::kPatternHeader || task >= ntasks_ || task == self_) return 0;
+  for (uint32_t i = 0; i < torus::kLandings; ++i) {
+    if (landings_[i].used) continue;
+    torus::Landing &l = me_->landings[i];
+    l.state.store(torus::kLandingClosed, std::memory_order_relaxed);
+    l.src = task;
+    l.dispatch = dispatch;
+    l.key_len = uint16_t(key_len);
+    std::memcpy(l.key, key, key_len);
+    landings_[i] = LandingUse{true, task};
+    ++landing_count_;
+    // The engine reads the fields once it sees the bit.
+    me_->landing_mask.store(me_->landing_mask.load(std::memory_order_relaxed) | 1u << i,
+                            std::memory_order_release);
+    return i + 1;
+  }
+  return 0;
+}
+
+void TorusDevice::landing_open(uint32_t id) noexcept {
+  me_->landings[id - 1].state.store(torus::kLandingOpen, std::memory_order_release);
+}
+
+// Closed, or its packet (landed, or being written: waited for) moved among the others in its order.
+void TorusDevice::landing_close(uint32_t id) noexcept {
+  torus::Landing &l = me_->landings[id - 1];
+  uint32_t st = torus::kLandingOpen;
+  if (l.state.compare_exchange_strong(st, torus::kLandingClosed, std::memory_order_acq_rel)) return;
+  while (st == torus::kLandingClaimed) st = l.state.load(std::memory_order_acquire);
+  if (st != torus::kLandingFull) return;
+  // Everything that arrived before it (and after) goes to the overflow first, so that its place there
+  // is fixed: before the first later packet of its source.
+  stash();
+  auto at = overflow_.begin();
+  while (at != overflow_.end() && !(at->h.src == l.slot.h.src && at->h.seq > l.slot.h.seq)) ++at;
+  overflow_.insert(at, l.slot);
+  l.state.store(torus::kLandingClosed, std::memory_order_release);
+}
+
+void TorusDevice::landing_remove(uint32_t id) noexcept {
+  me_->landing_mask.store(me_->landing_mask.load(std::memory_order_relaxed) & ~(1u << (id - 1)),
+                          std::memory_order_release);
+  landings_[id - 1] = LandingUse{};
+  --landing_count_;
+}
+
+// The landing's packet to the sink, closed first (the sink reads the slot); open again if it says so.
+void TorusDevice::hand_over(uint32_t i) noexcept {
+  torus::Landing &l = me_->landings[i];
+  l.state.store(torus::kLandingClosed, std::memory_order_relaxed);
+  const torus::ReceptionSlot &r = l.slot;
+  VtScope at(r.h.vt_ns, r.h.vt_ns);
+  if (sink_.landed(sink_.arg, i + 1, r.h.src, r.h.dispatch, r.payload, r.h.hdr_len, r.payload + r.h.hdr_len,
+                   r.h.payload_len - r.h.hdr_len))
+    l.state.store(torus::kLandingOpen, std::memory_order_release);
+}
+
+void TorusDevice::landings_before(uint32_t src, uint64_t seq) noexcept {
+  for (;;) {
+    uint32_t first = torus::kLandings;
+    for (uint32_t i = 0; i < torus::kLandings; ++i) {
+      if (!landings_[i].used || landings_[i].src != src) continue;
+      const torus::Landing &l = me_->landings[i];
+      if (l.state.load(std::memory_order_acquire) == torus::kLandingFull && l.slot.h.seq < seq &&
+          (first == torus::kLandings || l.slot.h.seq < me_->landings[first].slot.h.seq))
+        first = i;
+    }
+    if (first == torus::kLandings) return;
+    hand_over(first);
+  }
+}
+
+int TorusDevice::landings_full() noexcept {
+  const uint64_t landed = me_->landed.load(std::memory_order_acquire);
+  if (landed == landed_seen_) return 0;
+  uint32_t full[torus::kLandings], n = 0;
+  for (uint32_t i = 0; i < torus::kLandings; ++i)
+    if (landings_[i].used && me_->landings[i].state.load(std::memory_order_acquire) == torus::kLandingFull)
+      full[n++] = i;
+  // A packet the engine put in the FIFO before one of these is delivered first (the poll loops).
+  if (n && me_->rec_tail.load(std::memory_order_acquire) != consumed_) return -1;
+  landed_seen_ = landed;
+  std::sort(full, full + n, [this](uint32_t a, uint32_t b) {
+    return me_->landings[a].slot.h.seq < me_->landings[b].slot.h.seq;
+  });
+  for (uint32_t k = 0; k < n; ++k) hand_over(full[k]);
+  return int(n);
+}
+
 void TorusDevice::check_engine() noexcept {
   if (engine_pidfd_ < 0) return;
   struct pollfd p = {engine_pidfd_, POLLIN, 0};
@@ -553,6 +654,7 @@ void TorusDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noe
       const torus::PatternFifoArea &f = me_->patterns[__builtin_ctz(m)];
       if (f.done.load(std::memory_order_acquire) == f.tail.load(std::memory_order_relaxed)) return true;
     }
+    if (landing_count_ && me_->landed.load(std::memory_order_acquire) != landed_seen_) return true;
     if (reads_count_.load(std::memory_order_relaxed) &&
         me_->zeroed.load(std::memory_order_acquire) != zeroed_seen_.load(std::memory_order_relaxed))
       return true;

@@ -91,6 +91,10 @@ class TorusDevice final : public Device {
     return true;
   }
   void pattern_close(uint32_t id) noexcept override;
+  uint32_t landing_add(uint32_t task, uint16_t dispatch, const void *key, uint32_t key_len) noexcept override;
+  void landing_open(uint32_t id) noexcept override;
+  void landing_close(uint32_t id) noexcept override;
+  void landing_remove(uint32_t id) noexcept override;
   void wait(unsigned timeout_us, bool (*also)(void *), void *arg) noexcept override;
   void shutdown() noexcept override;
 
@@ -123,6 +127,12 @@ class TorusDevice final : public Device {
   // this rank waits for may be among them (a peer's get data, or the peer's own wait for our packets).
   // They move to the overflow, which poll() delivers first, in order.
   void stash() noexcept;
+  // Landings: the full ones of `src` numbered before `seq` handed over first (a packet of that source
+  // is about to be delivered); the full ones handed over (returns how many, or -1 when a packet numbered
+  // before one of them is still in the FIFO: the caller delivers those first).
+  void landings_before(uint32_t src, uint64_t seq) noexcept;
+  int landings_full() noexcept;
+  void hand_over(uint32_t i) noexcept;
   void deliver(const torus::ReceptionSlot &r) noexcept {
     // Handled as of its arrival: what completes now completes then, and what it makes this rank send
     // leaves no earlier (pami/vclock.h).
@@ -143,6 +153,13 @@ class TorusDevice final : public Device {
   uint64_t consumed_ = 0;         // reception slots taken (delivered, being delivered, or stashed)
   uint64_t pinned_ = UINT64_MAX;  // the slot poll() is delivering from: not yet free for the engine
   std::deque<torus::ReceptionSlot> overflow_;
+  struct LandingUse {
+    bool used = false;
+    uint32_t src = 0;
+  };
+  LandingUse landings_[torus::kLandings];
+  uint32_t landing_count_ = 0;  // landings added: the poll looks at them only when some are
+  uint64_t landed_seen_ = 0;    // RankBlock::landed when the poll last looked for full ones
   bool fail_reads_ = false;
   int engine_pidfd_ = -1;
   static constexpr int kEngineExitWaitMs = 30000;  // rank 0 at shutdown (the rest of the job detaching)

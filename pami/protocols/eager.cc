@@ -161,6 +161,8 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
   // Messages of this peer's mailbox that come before this packet are taken first (mailbox.cc).
   if (const Peer &p = c->peers_[src_task]; p.promised > p.arrived) [[unlikely]]
     c->deliver_box(src_task);
+  if (c->peers_[src_task].landings) [[unlikely]]
+    c->landings_before_message(src_task, dispatch, hdr);
   switch (dispatch) {
     case kDispatchMsg: {
       MsgHeader h;
@@ -235,6 +237,8 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
     default:
       break;
   }
+  if (c->landings_reopen_) [[unlikely]]
+    c->landings_reopen();
 }
 
 void Context::fill(Request *r, uint64_t offset, const void *data, size_t len) {
@@ -362,6 +366,8 @@ void Context::recv_unexpected(Request *r, Unexpected *u) {
 }
 
 void Context::start_recv(Request *r) {
+  if (landings_open_) [[unlikely]]
+    landings_before_post(r->ctx, r->source, r->tag);
   if (Unexpected *u = matcher_.find_unexpected(r->ctx, r->source, r->tag, true)) {
     recv_unexpected(r, u);
     return;
@@ -370,6 +376,8 @@ void Context::start_recv(Request *r) {
 }
 
 bool Context::cancel_recv(Request *r) {
+  if (landings_open_) [[unlikely]]
+    landing_withdraw(r);
   // A ready token is withdrawn first, unless its message has claimed it (it then completes r).
   if ((r->promised && !box_withdraw(r)) || !matcher_.unpost(r)) return false;
   r->promised = false;

@@ -6,7 +6,8 @@
  *   and a vector type freed right after init (the request keeps it);
  * - a persistent send matched by MPI_Recv, MPI_Isend matched by a persistent receive, and ordinary
  *   sends with the same envelope between two starts, received in order, and a start and an ordinary
- *   send in flight together, in both orders;
+ *   send in flight together, in both orders; a replayed receive beside ordinary sends and receives
+ *   (also MPI_ANY_TAG, and after MPI_Probe) of its envelope, in every order;
  * - every mode: Ssend_init, Rsend_init (the receive is posted before a barrier), Bsend_init with an
  *   attached buffer;
  * - the inactive state: Wait and Test return at once with an empty status and leave the handle;
@@ -155,6 +156,93 @@ static void overlapped(void) {
   if (rank == 1)
     CHECK(bad == 0, "a replayed start and an ordinary send overtook each other in %d of %d rounds (first %d)", bad,
           kRounds, first_bad);
+}
+
+/* A replayed receive beside ordinary traffic of its envelope, in every order: the sender sends A then B
+ * (values 2i, 2i + 1, one tag), one by a replayed persistent send and the other by MPI_Isend, in either
+ * order; the receiver takes them with its replayed persistent receive and an ordinary one, posted in
+ * either order, the ordinary one sometimes MPI_ANY_TAG, sometimes after an MPI_Probe that must see A.
+ * The first receive posted must get A. Half the rounds end with a barrier, half let the sender run ahead
+ * (on the torus, messages then land before their receive starts and are kept, or wait behind one that
+ * is). */
+static void receiver_mix(void) {
+  enum { kRounds = 400 };
+  long sv = 0, w = 0, rv = -1, o = -1;
+  MPI_Request ps, pr, q;
+  int bad = 0, first_bad = -1;
+  if (rank == 0) MPI_Send_init(&sv, 1, MPI_LONG, 1, 21, pair, &ps);
+  if (rank == 1) MPI_Recv_init(&rv, 1, MPI_LONG, 0, 21, pair, &pr);
+  for (int i = 0; i < kRounds; ++i) {
+    if (rank == 0) {
+      const int persistent_first = (i / 4) % 2 == 0;
+      sv = persistent_first ? 2 * i : 2 * i + 1;
+      w = persistent_first ? 2 * i + 1 : 2 * i;
+      if (persistent_first) MPI_Start(&ps);
+      MPI_Isend(&w, 1, MPI_LONG, 1, 21, pair, &q);
+      if (!persistent_first) MPI_Start(&ps);
+      MPI_Wait(&q, MPI_STATUS_IGNORE);
+      MPI_Wait(&ps, MPI_STATUS_IGNORE);
+    } else {
+      const int how = i % 4; /* 0: persistent first; 1: ordinary first; 2: ANY_TAG second; 3: probe */
+      int ok = 1;
+      if (how == 3) {
+        MPI_Status st;
+        long peek = -1;
+        MPI_Probe(0, 21, pair, &st);
+        MPI_Recv(&peek, 1, MPI_LONG, 0, 21, pair, MPI_STATUS_IGNORE); /* A, as the probe said */
+        MPI_Start(&pr);
+        MPI_Wait(&pr, MPI_STATUS_IGNORE);
+        ok = peek == 2 * i && rv == 2 * i + 1;
+      } else if (how == 1) {
+        MPI_Irecv(&o, 1, MPI_LONG, 0, 21, pair, &q);
+        MPI_Start(&pr);
+        MPI_Wait(&pr, MPI_STATUS_IGNORE);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        ok = o == 2 * i && rv == 2 * i + 1;
+      } else {
+        MPI_Start(&pr);
+        MPI_Irecv(&o, 1, MPI_LONG, 0, how == 2 ? MPI_ANY_TAG : 21, pair, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Wait(&pr, MPI_STATUS_IGNORE);
+        ok = rv == 2 * i && o == 2 * i + 1;
+      }
+      if (!ok && bad++ == 0) first_bad = i;
+    }
+    if (i % 4 < 2) MPI_Barrier(pair);
+  }
+  /* One message a round: received by the replayed receive, then by MPI_Recv, then by MPI_Probe and
+   * MPI_Recv (on the torus the landing is open between them, and may already hold the message). Nothing
+   * else comes from the sender until the receiver answers, so no later message pushes it out. */
+  MPI_Barrier(pair);
+  for (int i = 0; i < 60; ++i) {
+    const long want = 5000 + i;
+    if (rank == 0) {
+      sv = want;
+      MPI_Start(&ps);
+      MPI_Wait(&ps, MPI_STATUS_IGNORE);
+      MPI_Recv(&w, 1, MPI_LONG, 1, 22, pair, MPI_STATUS_IGNORE);
+    } else {
+      long got = -1;
+      if (i % 3 == 0) {
+        MPI_Start(&pr);
+        MPI_Wait(&pr, MPI_STATUS_IGNORE);
+        got = rv;
+      } else {
+        MPI_Status st;
+        if (i % 3 == 2) MPI_Probe(0, MPI_ANY_TAG, pair, &st);
+        MPI_Recv(&got, 1, MPI_LONG, 0, 21, pair, MPI_STATUS_IGNORE);
+      }
+      if (got != want && bad++ == 0) first_bad = kRounds + i;
+      MPI_Send(&got, 1, MPI_LONG, 0, 22, pair);
+    }
+  }
+  MPI_Barrier(pair);
+  if (rank == 0) MPI_Request_free(&ps);
+  if (rank == 1) {
+    MPI_Request_free(&pr);
+    CHECK(bad == 0, "a replayed receive beside ordinary traffic of its envelope: %d of %d rounds wrong (first %d)",
+          bad, kRounds, first_bad);
+  }
 }
 
 static void modes(void) {
@@ -316,6 +404,7 @@ int main(int argc, char **argv) {
       derived();
       mixed();
       overlapped();
+      receiver_mix();
       modes();
       inactive();
       free_and_cancel();

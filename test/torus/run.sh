@@ -126,6 +126,17 @@ if run replay.10 0 4 PAMIR_STATS=1 -- replay 10 && run replay.200 0 4 PAMIR_STAT
   fi
 fi
 ok_case replay.2x2x2 0 8 -- --torus 2x2x2 replay 300
+# Landings (seed 004's receive side): with a barrier after each exchange, each of the 2 receives of each
+# of 100 starts completes from its landing, with no matching, but for the first start's: a neighbour's
+# first message may come before the landings are made (pattern.landed 198 to 200 on every rank).
+if run replay.landed 0 4 PAMIR_STATS=1 -- replay 100 barrier; then
+  landed=$(grep -o 'rank [0-9]* pattern.landed [0-9]*' "$work/replay.landed.err" | awk '{print $NF}' | tr '\n' ' ')
+  if [ "$(echo $landed | wc -w)" = 4 ] && echo "$landed" | awk '{ for (i = 1; i <= NF; ++i) if ($i < 198 || $i > 200) exit 1 }'; then
+    pass "replay.landed (receives completed from their landings, per rank: $landed of 200)"
+  else
+    fail replay.landed "pattern.landed per rank: $(grep -o 'rank [0-9]* pattern.landed [0-9]*' "$work/replay.landed.err" | tr '\n' '|')"
+  fi
+fi
 
 # --- the report: links and ranks the same in every run of a deterministic program ---
 if run report.1 0 8 PAMIR_TORUS_REPORT="$work/report.1.json" -- --torus 2x2x2 coll_basic &&
