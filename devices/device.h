@@ -31,6 +31,9 @@ struct Sink {
   // source's order with the packets deliver() gets. True keeps the landing open for the next one.
   bool (*landed)(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatch, const void *hdr,
                  uint32_t hdr_len, const void *payload, size_t payload_len) = nullptr;
+  // Called by a device with landings before it delivers any packet, while it has some: what the packet
+  // would overtake is dealt with first.
+  void (*before)(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr) = nullptr;
 };
 
 // A remote memory region a peer may read directly (CMA on shm, registered memory on ofi).

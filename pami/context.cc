@@ -269,7 +269,7 @@ int Context::open_torus(std::string &why) {
   p.hop_ns = uint32_t(config::torus_hop_ns.number);
   p.engine = torus_engine_path();
   p.barrier = [this]() { return boot_.fence(false); };
-  p.sink = dev::Sink{&Context::deliver, this, &Context::read_done, &Context::landed};
+  p.sink = dev::Sink{&Context::deliver, this, &Context::read_done, &Context::landed, &Context::before_packet};
   p.fatal = device_fatal("torus device");
   torus_ = dev::TorusDevice::create(p, why);
   if (!torus_) {

@@ -198,6 +198,8 @@ class Context {
       ofi_->poll();
     } else if (torus_) {
       got = torus_->poll();
+      // Landings shut for a message of their envelope open again once it has matched (landing.cc).
+      if (__builtin_expect(landings_reopen_, 0)) landings_reopen();
     }
     if (__builtin_expect(!pending_.empty(), 0)) push_pending();
     if (__builtin_expect(!rdv_sends_.empty(), 0)) check_rdv_sends();
@@ -328,6 +330,8 @@ class Context {
 
   static void deliver(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr, uint32_t hdr_len,
                       const void *payload, size_t payload_len);
+  // Called by a device with landings before it delivers a packet of src_task (Sink::before).
+  static void before_packet(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr);
   static bool landed(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatch, const void *hdr,
                      uint32_t hdr_len, const void *payload, size_t payload_len);
   // Landings (landing.cc): what a message about to be matched, or a receive or probe about to be posted,

@@ -137,6 +137,8 @@ class TorusDevice final : public Device {
     // Handled as of its arrival: what completes now completes then, and what it makes this rank send
     // leaves no earlier (pami/vclock.h).
     VtScope at(r.h.vt_ns, r.h.vt_ns);
+    if (landing_count_) [[unlikely]]
+      sink_.before(sink_.arg, r.h.src, r.h.dispatch, r.payload);
     sink_.deliver(sink_.arg, r.h.src, r.h.dispatch, r.payload, r.h.hdr_len, r.payload + r.h.hdr_len,
                   r.h.payload_len - r.h.hdr_len);
   }

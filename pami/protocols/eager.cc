@@ -161,10 +161,6 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
   // Messages of this peer's mailbox that come before this packet are taken first (mailbox.cc).
   if (const Peer &p = c->peers_[src_task]; p.promised > p.arrived) [[unlikely]]
     c->deliver_box(src_task);
-  // Landings of this peer's messages (landing.cc): one this message overtook opens again after it.
-  const bool landings = c->peers_[src_task].landings != 0;
-  if (landings) [[unlikely]]
-    c->landings_before_message(src_task, dispatch, hdr);
   switch (dispatch) {
     case kDispatchMsg: {
       MsgHeader h;
@@ -239,8 +235,6 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
     default:
       break;
   }
-  if (landings && c->landings_reopen_) [[unlikely]]
-    c->landings_reopen();
 }
 
 void Context::fill(Request *r, uint64_t offset, const void *data, size_t len) {

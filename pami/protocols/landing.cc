@@ -167,6 +167,11 @@ bool Context::landed(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatc
   return false;
 }
 
+void Context::before_packet(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr) {
+  auto *c = static_cast<Context *>(arg);
+  if (c->peers_[src_task].landings) c->landings_before_message(src_task, dispatch, hdr);
+}
+
 void Context::landings_before_message(uint32_t task, uint16_t dispatch, const void *hdr) {
   // Only a message's first packet is matched; each of these begins with its match bits.
   if (dispatch != kDispatchShort && dispatch != kDispatchMsg && dispatch != kDispatchMsgSig &&
@@ -182,7 +187,7 @@ void Context::landings_before_message(uint32_t task, uint16_t dispatch, const vo
     if (l.kept) landing_unkeep(i + 1);
     if (l.open && l.armed && l.bits == bits) {
       landing_shut(i + 1);
-      landings_[i].reopen = landings_reopen_ = true;  // once this message has matched its receive
+      landings_[i].reopen = landings_reopen_ = true;  // after this poll, once the message has matched
     }
   }
 }
