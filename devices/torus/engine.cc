@@ -272,6 +272,19 @@ bool Engine::fill_fifo_payload(const Info &info, ReceptionSlot &r) {
   return false;
 }
 
+// A memory-FIFO packet into a reception slot (of the FIFO or a landing): its header, numbered in the
+// FIFO's sequence, and its bytes. False when they could not be read (fill_fifo_payload).
+bool Engine::write_packet(const Info &info, ReceptionSlot &r) {
+  const Descriptor &d = slots_[info.origin][info.slot].d;
+  r.h.src = info.origin;
+  r.h.dispatch = d.dispatch;
+  r.h.hdr_len = d.hdr_len;
+  r.h.payload_len = d.payload_len;
+  r.h.seq = ++fifo_seq_;
+  r.h.vt_ns = info.vt;
+  return fill_fifo_payload(info, r);
+}
+
 // A memory-FIFO packet's protocol header: in the lookaside slot, or kept beside a pattern's descriptor.
 const uint8_t *Engine::fifo_header(const Info &info) const {
   const RankBlock *from = rank_block(area_, info.origin);
@@ -302,14 +315,7 @@ bool Engine::land(const Info &info, RankBlock *to, uint32_t mask) {
       l.state.store(kLandingOpen, std::memory_order_release);
       continue;
     }
-    ReceptionSlot &r = l.slot;
-    r.h.src = info.origin;
-    r.h.dispatch = d.dispatch;
-    r.h.hdr_len = d.hdr_len;
-    r.h.payload_len = d.payload_len;
-    r.h.seq = ++fifo_seq_;
-    r.h.vt_ns = info.vt;
-    if (!fill_fifo_payload(info, r)) {  // lost, and the destination told, as in the FIFO
+    if (!write_packet(info, l.slot)) {  // lost, and the destination told, as in the FIFO
       l.state.store(kLandingOpen, std::memory_order_release);
       return true;
     }
@@ -333,14 +339,7 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
         break;
       const uint64_t tail = to->rec_tail.load(std::memory_order_relaxed);
       if (tail - to->rec_head.load(std::memory_order_acquire) >= kReceptionSlots) return false;
-      ReceptionSlot &r = to->reception[tail % kReceptionSlots];
-      r.h.src = info.origin;
-      r.h.dispatch = d.dispatch;
-      r.h.hdr_len = d.hdr_len;
-      r.h.payload_len = d.payload_len;
-      r.h.seq = ++fifo_seq_;
-      r.h.vt_ns = info.vt;
-      if (fill_fifo_payload(info, r)) {  // else lost, and the destination is told: nothing waits
+      if (write_packet(info, to->reception[tail % kReceptionSlots])) {  // else lost, and the destination told
         to->rec_tail.store(tail + 1, std::memory_order_release);
         (void)to->bell.ring();
       }

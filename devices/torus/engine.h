@@ -90,6 +90,7 @@ class Engine {
   void take_slot(uint32_t rank, uint32_t slot, const Descriptor &from);
   bool fill_fifo_payload(const Info &info, ReceptionSlot &r);
   const uint8_t *fifo_header(const Info &info) const;
+  bool write_packet(const Info &info, ReceptionSlot &r);
   bool land(const Info &info, RankBlock *to, uint32_t mask);
   // Injects one packet from `info.from`'s node to `info.to`'s, leaving in the timing model when its
   // rank's injection link is free and not before `not_before`.
