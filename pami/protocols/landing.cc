@@ -44,7 +44,7 @@ uint32_t Context::landing_add(uint32_t task, uint64_t bits) {
   l.bits = bits;
   l.task = task;
   l.used = true;
-  l.open = l.kept = false;
+  l.open = l.kept = l.reopen = false;
   return id;
 }
 
