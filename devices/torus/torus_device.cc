@@ -263,8 +263,6 @@ unsigned TorusDevice::poll() noexcept {
     if (!overflow_.empty()) [[unlikely]] {
       const torus::ReceptionSlot r = overflow_.front();
       overflow_.pop_front();
-      if (landing_count_) [[unlikely]]
-        landings_before(r.h.src, r.h.seq);
       deliver(r);
       continue;
     }
@@ -280,10 +278,7 @@ unsigned TorusDevice::poll() noexcept {
     }
     // The slot stays ours while it is delivered: a stash() from inside frees only what comes before it.
     pinned_ = consumed_++;
-    const torus::ReceptionSlot &r = me_->reception[pinned_ % torus::kReceptionSlots];
-    if (landing_count_) [[unlikely]]
-      landings_before(r.h.src, r.h.seq);
-    deliver(r);
+    deliver(me_->reception[pinned_ % torus::kReceptionSlots]);
     pinned_ = UINT64_MAX;
     me_->rec_head.store(consumed_, std::memory_order_release);
   }
@@ -558,6 +553,8 @@ uint32_t TorusDevice::landing_add(uint32_t task, uint16_t dispatch, const void *
     std::memcpy(l.key, key, key_len);
     landings_[i] = LandingUse{true, task};
     ++landing_count_;
+    if (landings_from_.empty()) landings_from_.resize(ntasks_);  // once: the poll's check per source
+    ++landings_from_[task];
     // The engine reads the fields once it sees the bit.
     me_->landing_mask.store(me_->landing_mask.load(std::memory_order_relaxed) | 1u << i,
                             std::memory_order_release);
@@ -591,6 +588,7 @@ void TorusDevice::landing_close(uint32_t id) noexcept {
 void TorusDevice::landing_remove(uint32_t id) noexcept {
   me_->landing_mask.store(me_->landing_mask.load(std::memory_order_relaxed) & ~(1u << (id - 1)),
                           std::memory_order_release);
+  --landings_from_[landings_[id - 1].src];
   landings_[id - 1] = LandingUse{};
   --landing_count_;
 }

@@ -137,8 +137,12 @@ class TorusDevice final : public Device {
     // Handled as of its arrival: what completes now completes then, and what it makes this rank send
     // leaves no earlier (pami/vclock.h).
     VtScope at(r.h.vt_ns, r.h.vt_ns);
-    if (landing_count_) [[unlikely]]
+    // A packet of a source with landings: what landed before it is handed over first, and the context
+    // deals with what the packet would overtake. Other sources' packets pay one load.
+    if (landing_count_ && landings_from_[r.h.src]) [[unlikely]] {
+      landings_before(r.h.src, r.h.seq);
       sink_.before(sink_.arg, r.h.src, r.h.dispatch, r.payload);
+    }
     sink_.deliver(sink_.arg, r.h.src, r.h.dispatch, r.payload, r.h.hdr_len, r.payload + r.h.hdr_len,
                   r.h.payload_len - r.h.hdr_len);
   }
@@ -160,8 +164,9 @@ class TorusDevice final : public Device {
     uint32_t src = 0;
   };
   LandingUse landings_[torus::kLandings];
-  uint32_t landing_count_ = 0;  // landings added: the poll looks at them only when some are
-  uint64_t landed_seen_ = 0;    // RankBlock::landed when the poll last looked for full ones
+  uint32_t landing_count_ = 0;          // landings added: the poll looks at them only when some are
+  std::vector<uint8_t> landings_from_;  // per source task: its landings (sized at the first one)
+  uint64_t landed_seen_ = 0;            // RankBlock::landed when the poll last looked for full ones
   bool fail_reads_ = false;
   int engine_pidfd_ = -1;
   static constexpr int kEngineExitWaitMs = 30000;  // rank 0 at shutdown (the rest of the job detaching)
