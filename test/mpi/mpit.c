@@ -14,6 +14,18 @@ static int find_cvar(const char *name) {
   return i;
 }
 
+/* Counts each of a category's k listed indices in seen[]; returns how many fall outside [0, n). */
+static int tally(const int *list, int k, int n, int *seen) {
+  int out = 0;
+  for (int i = 0; i < k; ++i) {
+    if (list[i] < 0 || list[i] >= n)
+      ++out;
+    else
+      ++seen[list[i]];
+  }
+  return out;
+}
+
 static unsigned long long read_count(int index) {
   MPI_T_cvar_handle h;
   int count;
@@ -195,18 +207,10 @@ int main(int argc, char **argv) {
     cv += ncv;
     pv += npv;
     int rc = MPI_T_category_get_cvars(c, ncv, list);
-    for (int k = 0; k < ncv && rc == MPI_SUCCESS; ++k) {
-      const int ok = list[k] >= 0 && list[k] < n;
-      out += !ok;
-      if (ok) ++cv_seen[list[k]];
-    }
+    out = rc == MPI_SUCCESS ? tally(list, ncv, n, cv_seen) : 0;
     CHECK(rc == MPI_SUCCESS && out == 0, "category %s: get_cvars rc %d, %d indices outside", name, rc, out);
     rc = MPI_T_category_get_pvars(c, npv, list);
-    for (int k = 0; k < npv && rc == MPI_SUCCESS; ++k) {
-      const int ok = list[k] >= 0 && list[k] < np;
-      out += !ok;
-      if (ok) ++pv_seen[list[k]];
-    }
+    out = rc == MPI_SUCCESS ? tally(list, npv, np, pv_seen) : 0;
     CHECK(rc == MPI_SUCCESS && out == 0, "category %s: get_pvars rc %d, %d indices outside", name, rc, out);
     rc = MPI_T_category_get_categories(c, nsub, list);
     for (int k = 0; k < nsub && rc == MPI_SUCCESS; ++k) out += list[k] < 0 || list[k] >= ncat || list[k] == c;
