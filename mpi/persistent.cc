@@ -28,15 +28,6 @@ namespace pamir::mpi {
 
 namespace {
 
-// The empty status of an inactive request.
-inline void set_inactive(pamir::Request *h) {
-  h->active = false;
-  h->complete = true;
-  h->status = pamir::Status{};
-  h->status.source = MPI_ANY_SOURCE;
-  h->status.tag = MPI_ANY_TAG;
-}
-
 // A persistent send or receive: what it starts, every time.
 struct Persistent final : PersistentOp {
   Persistent(Datatype *type, void *buf, int64_t count, int peer, int tag, bool recv, Mode mode)
@@ -257,22 +248,34 @@ struct StartallPattern {
   uint64_t generation = 0;
   uint64_t no_room = UINT64_MAX;  // the FIFO's releases() when it had no room for this array
   bool recordable = false;        // it holds requests a section can describe
+  bool all_recorded = false;      // every request of the array is in the section
   // The requests it was recorded with, by serial: a request freed and another made at the same
   // address (the pool reuses them) is another request.
   std::vector<uint64_t> serials;
+  // Its handles, when all_recorded: then the same handles are the same requests while the section is
+  // live, since freeing a recorded request releases every section that names it.
+  std::vector<MPI_Request> handles;
 };
 std::unordered_map<const MPI_Request *, StartallPattern> startall_patterns;
+// The entry of the last array started: a program starts the same one or two arrays over and over.
+const MPI_Request *last_array = nullptr;
+StartallPattern *last_pattern = nullptr;
 
 // Starts what the section does not hold (collectives, buffered sends, MPI_PROC_NULL), then the section.
-int startall_replay(const char *fn_, int count, MPI_Request array[], uint32_t s) {
-  for (int i = 0; i < count; ++i) {
-    pamir::Request *h = request_of(array[i]);
-    if (recorded_in_startall(h))
-      begin_recorded(h);
-    else if (int rc = start(fn_, h))
-      return rc;
+// The requests were checked (PMPI_Startall).
+int startall_replay(const char *fn_, int count, MPI_Request array[], const StartallPattern &sp) {
+  if (sp.all_recorded) [[likely]] {
+    for (int i = 0; i < count; ++i) begin_recorded(reinterpret_cast<pamir::Request *>(array[i]));
+  } else {
+    for (int i = 0; i < count; ++i) {
+      pamir::Request *h = reinterpret_cast<pamir::Request *>(array[i]);
+      if (recorded_in_startall(h))
+        begin_recorded(h);
+      else if (int rc = start(fn_, h))
+        return rc;
+    }
   }
-  replay(patterns(), s);
+  replay(patterns(), sp.section);
   return MPI_SUCCESS;
 }
 
@@ -301,12 +304,17 @@ int startall_record(const char *fn_, int count, MPI_Request array[]) {
   }
   pamir::PatternFifo &f = patterns();
   StartallPattern &sp = startall_patterns[array];
+  last_array = array;
+  last_pattern = &sp;
   f.release(sp.section, sp.generation);  // no longer this array's pattern (if not released already)
   sp.section = pamir::PatternFifo::kNone;
   sp.serials.clear();
+  sp.handles.clear();
   for (int i = 0; i < count; ++i) sp.serials.push_back(persistent_op(request_of(array[i]))->serial);
   const uint32_t s = n ? f.record(uintptr_t(array), n, n) : pamir::PatternFifo::kNone;
   sp.recordable = n != 0;
+  sp.all_recorded = n == uint32_t(count);
+  if (sp.all_recorded) sp.handles.assign(array, array + count);
   if (s == pamir::PatternFifo::kNone) {
     stats().pattern_fallbacks += sp.recordable;
     sp.no_room = f.releases();
@@ -331,7 +339,7 @@ int startall_record(const char *fn_, int count, MPI_Request array[]) {
     std::erase_if(startall_patterns, [&f, array](const auto &e) {
       return e.first != array && !f.live(e.second.section, e.second.generation);
     });
-  return startall_replay(fn_, count, array, s);
+  return startall_replay(fn_, count, array, sp);
 }
 
 }  // namespace
@@ -448,17 +456,30 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   PAMIR_CHECK(nullptr, array_of_requests || count == 0, MPI_ERR_REQUEST, "array_of_requests is NULL");
   // Every request is checked before any starts, so an error leaves them all inactive; the same loop
   // tells whether the array holds the requests its section was recorded with.
-  auto it = startall_patterns.find(array_of_requests);
-  const StartallPattern *sp = it != startall_patterns.end() ? &it->second : nullptr;
+  const StartallPattern *sp = last_pattern;
+  if (array_of_requests != last_array) {
+    auto it = startall_patterns.find(array_of_requests);
+    sp = it != startall_patterns.end() ? &it->second : nullptr;
+  }
+  // A replay: the handles it was recorded with, all inactive (else the loop below says what is wrong).
+  if (sp && sp->all_recorded && sp->handles.size() == size_t(count) &&
+      pamir::patterns().live(sp->section, sp->generation)) [[likely]] {
+    const MPI_Request *recorded = sp->handles.data();
+    int i = 0;
+    while (i < count && array_of_requests[i] == recorded[i] &&
+           !reinterpret_cast<pamir::Request *>(recorded[i])->active)
+      ++i;
+    if (i == count) return startall_replay(fn_, count, array_of_requests, *sp);
+  }
   bool same = sp && sp->serials.size() == size_t(count);
+  const uint64_t *serials = same ? sp->serials.data() : nullptr;
   for (int i = 0; i < count; ++i) {
     pamir::Request *h = PAMIR_PERSISTENT(array_of_requests[i]);
-    same = same && sp->serials[size_t(i)] == persistent_op(h)->serial;
+    same = same && serials[i] == persistent_op(h)->serial;
   }
   if (same) {
     pamir::PatternFifo &f = pamir::patterns();
-    if (f.live(sp->section, sp->generation))
-      return startall_replay(fn_, count, array_of_requests, sp->section);
+    if (f.live(sp->section, sp->generation)) return startall_replay(fn_, count, array_of_requests, *sp);
     if (sp->section == pamir::PatternFifo::kNone && sp->no_room == f.releases()) {
       stats().pattern_fallbacks += sp->recordable;
       return startall_ordinary(fn_, count, array_of_requests);

@@ -4,6 +4,7 @@
 
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -119,6 +120,11 @@ class Context {
   bool lands_receives() const { return replay_dev_ != nullptr && !library_lock().enabled; }
   uint32_t landing_add(uint32_t task, uint64_t bits);  // 0: the receive has none
   bool landing_start(uint32_t id, Request *r);
+  // landing_start's common case, inline: when nothing_to_match() (so nothing posted or here could take
+  // the envelope first) and the landing is ready (open, keeping nothing), arming it is all a start does.
+  bool nothing_to_match() const { return matcher_.posted_count() == 0 && matcher_.unexpected_count() == 0; }
+  bool landing_ready(uint32_t id) const { return landings_[id - 1].open && !landings_[id - 1].kept; }
+  void landing_arm_ready(uint32_t id, Request *r) { landings_[id - 1].armed = r; }
   void landing_remove(uint32_t id);
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call
   // costs more than the second core saves); Context::share_chunk cuts them.
@@ -563,7 +569,13 @@ class Context {
 };
 
 // A matched receive's status from the message's envelope and length (truncation when it is longer).
-void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total);
+inline void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total) {
+  r->status.source = src;
+  r->status.tag = tag;
+  r->status.sent_bytes = total;
+  r->status.bytes = std::min(total, r->bytes);
+  r->status.error = total > r->bytes ? Err::truncate : Err::ok;
+}
 
 // Created when the library is loaded and never destroyed: atexit handlers may still reach it.
 extern Context *const g_context;

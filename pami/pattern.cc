@@ -47,7 +47,7 @@ uint32_t PatternFifo::record(uint64_t id, uint32_t n, uint32_t k) {
     s = uint32_t(sections_.size());
     sections_.emplace_back();
   }
-  sections_[s] = Section{at, at + n, k, id, ++generations_, 0, false, false};
+  sections_[s] = Section{at, at + n, k, id, ++generations_, 0, false, false, {}};
   by_start_.emplace(at, s);
   used_ += n;
   for (uint32_t i = at; i < at + n; ++i) new (&fifo_[i]) Descriptor{};
@@ -145,11 +145,12 @@ bool inject_on_device(Context &ctx, PatternFifo &f) {
   // Its receives of one source and tag get landings, which their starts arm, whichever way its sends go.
   if (!f.landings_made(s)) [[unlikely]] {
     f.set_landings_made(s);
-    if (ctx.lands_receives()) {
-      Descriptor *d = f.descriptors(s);
-      for (uint32_t i = 0; i < f.size(s); ++i)
-        if (d[i].intent == Intent::receive && (d[i].flags & kDescExact))
-          d[i].landing = uint8_t(ctx.landing_add(d[i].task, d[i].bits));
+    Descriptor *d = f.descriptors(s);
+    for (uint32_t i = 0; i < f.size(s); ++i) {
+      if (d[i].intent != Intent::receive) continue;
+      f.receives(s).push_back(f.first(s) + i);
+      if (ctx.lands_receives() && (d[i].flags & kDescExact))
+        d[i].landing = uint8_t(ctx.landing_add(d[i].task, d[i].bits));
     }
   }
   if (f.device_refused(s)) return false;
@@ -187,9 +188,18 @@ bool inject_on_device(Context &ctx, PatternFifo &f) {
   // (which MPI forbids) would see the same descriptors twice, so such a start goes the ordinary way.
   if (!dev->pattern_done(id)) return false;
   const bool clear = ctx.matcher().posted_count() == 0;
-  for (uint32_t i = first; i < end; ++i) {
+  // Nothing posted or unexpected, so nothing could take a landing's envelope first, until a receive
+  // goes the ordinary way.
+  bool quiet = ctx.nothing_to_match();
+  for (uint32_t i : f.receives(s)) {
     const Descriptor &d = f.descriptor(i);
-    if (d.intent == Intent::receive) inject_one(ctx, d, f.counter(d.counter), clear);
+    if (d.landing && quiet && ctx.landing_ready(d.landing)) [[likely]] {
+      rearm_landed(d.req, f.counter(d.counter));
+      ctx.landing_arm_ready(d.landing, d.req);
+      continue;
+    }
+    inject_one(ctx, d, f.counter(d.counter), clear);
+    quiet = ctx.nothing_to_match();
   }
   f.skip_all();
   dev->pattern_start(id);

@@ -119,6 +119,16 @@ size_t requests_in_use();
 // request_release() leaves alone. MPICH's lightweight requests do the same.
 Request *request_completed_send();
 
+// A recorded operation's protocol state, cleared for a start that may match or go through a protocol.
+inline void reset_protocol_state(Request *r) {
+  r->acked = false;
+  r->started = false;
+  r->ack_ref = 0;
+  r->rdv_counter = 0;
+  r->rdv_cookie = 0;
+  r->promised = false;
+}
+
 inline void request_complete(Request *r) {
   if (g_vclock.arrival > r->vt) r->vt = g_vclock.arrival;
   r->complete = true;

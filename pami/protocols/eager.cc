@@ -247,14 +247,6 @@ void Context::fill(Request *r, uint64_t offset, const void *data, size_t len) {
     std::memcpy(static_cast<uint8_t *>(r->buf) + offset, data, n);
 }
 
-void set_recv_status(Request *r, int32_t src, int32_t tag, uint64_t total) {
-  r->status.source = src;
-  r->status.tag = tag;
-  r->status.sent_bytes = total;
-  r->status.bytes = std::min(total, r->bytes);
-  r->status.error = total > r->bytes ? Err::truncate : Err::ok;
-}
-
 // The message's signature must be a prefix of the receive's; a longer message is a truncation, which is
 // reported as such.
 void Context::check_signature(Request *r, uint64_t sig, uint64_t total) {

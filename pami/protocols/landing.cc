@@ -64,6 +64,7 @@ void Context::landing_shut(uint32_t id) {
   count_open(landings_open_, peers_[l.task].landings, false);
   if (Request *r = l.armed) {
     l.armed = nullptr;
+    reset_protocol_state(r);  // armed without it (rearm_landed)
     matcher_.post(r);
   }
 }
@@ -79,7 +80,15 @@ void Context::landing_unkeep(uint32_t id) {
 
 void Context::landing_complete(Request *r, uint64_t bits, const void *payload, size_t len) {
   set_recv_status(r, bits_src(bits), bits_tag(bits), len);
-  std::memcpy(r->buf, payload, std::min<uint64_t>(len, r->bytes));  // one source and tag: no layout
+  // One source and tag: no layout. A replay's messages are mostly a word or two of halo.
+  const uint64_t n = r->status.bytes;
+  if (n == sizeof(uint64_t)) [[likely]] {
+    uint64_t word;
+    std::memcpy(&word, payload, sizeof word);
+    std::memcpy(r->buf, &word, sizeof word);
+  } else {
+    std::memcpy(r->buf, payload, n);
+  }
   ++stats().pattern_landed;
   request_complete(r);
 }
