@@ -134,7 +134,6 @@ class PatternFifo {
   void rewind(uint32_t s) {
     const Section &sec = sections_[s];
     PatternCounter *k = &counters_[sec.start];
-#pragma GCC unroll 4
     for (uint32_t i = 0; i < sec.counters; ++i) k[i].value = k[i].armed;
     head_ = sec.start;
     tail_ = sec.end;
@@ -142,46 +141,22 @@ class PatternFifo {
   }
   // The section rewind() last set up, and what its sends are on a device that replays them itself
   // (Device::pattern_open; 0: none yet), or that it replays none of them.
-  uint32_t current() const {
-    return current_;
-  }
-  uint32_t device_pattern(uint32_t s) const {
-    return sections_[s].device;
-  }
-  bool device_refused(uint32_t s) const {
-    return sections_[s].device_refused;
-  }
-  void set_device_pattern(uint32_t s, uint32_t id) {
-    sections_[s].device = id;
-  }
-  void refuse_device(uint32_t s) {
-    sections_[s].device_refused = true;
-  }
+  uint32_t current() const { return current_; }
+  uint32_t device_pattern(uint32_t s) const { return sections_[s].device; }
+  bool device_refused(uint32_t s) const { return sections_[s].device_refused; }
+  void set_device_pattern(uint32_t s, uint32_t id) { sections_[s].device = id; }
+  void refuse_device(uint32_t s) { sections_[s].device_refused = true; }
   // Whether its receives have been given their landings (at its first start on such a device).
-  bool landings_made(uint32_t s) const {
-    return sections_[s].landings_made;
-  }
-  void set_landings_made(uint32_t s) {
-    sections_[s].landings_made = true;
-  }
+  bool landings_made(uint32_t s) const { return sections_[s].landings_made; }
+  void set_landings_made(uint32_t s) { sections_[s].landings_made = true; }
   // Its receive descriptors (FIFO indices), listed with its landings: a device's start walks only those.
-  const std::vector<uint32_t> &receives(uint32_t s) const {
-    return sections_[s].receives;
-  }
-  std::vector<uint32_t> &receives(uint32_t s) {
-    return sections_[s].receives;
-  }
-  void skip_all() {
-    head_ = tail_;
-  }
+  const std::vector<uint32_t> &receives(uint32_t s) const { return sections_[s].receives; }
+  std::vector<uint32_t> &receives(uint32_t s) { return sections_[s].receives; }
+  void skip_all() { head_ = tail_; }
   // Called with a section's device pattern when the section is reclaimed (the context closes it).
-  void on_device_release(void (*fn)(uint32_t)) {
-    device_release_ = fn;
-  }
+  void on_device_release(void (*fn)(uint32_t)) { device_release_ = fn; }
   // The receives' landings (Descriptor::landing) go with their section, through `fn`.
-  void on_landing_release(void (*fn)(uint32_t)) {
-    landing_release_ = fn;
-  }
+  void on_landing_release(void (*fn)(uint32_t)) { landing_release_ = fn; }
   // Re-arms the section's counters only: a pattern whose descriptors are injected one at a time, each
   // when the layer above says (a partitioned send's partitions, as MPI_Pready makes them ready).
   void rearm(uint32_t s) {
@@ -190,33 +165,17 @@ class PatternFifo {
     for (uint32_t i = 0; i < sec.counters; ++i) k[i].value = k[i].armed;
   }
   // The descriptors between head and tail, taken one at a time by the context (Context::inject).
-  bool empty() const {
-    return head_ == tail_;
-  }
-  const Descriptor &pop() {
-    return fifo_[head_++];
-  }
-  const Descriptor &descriptor(uint32_t i) const {
-    return fifo_[i];
-  }
-  PatternCounter &counter(uint32_t i) {
-    return counters_[i];
-  }
-  uint32_t head() const {
-    return head_;
-  }
-  uint32_t tail() const {
-    return tail_;
-  }
+  bool empty() const { return head_ == tail_; }
+  const Descriptor &pop() { return fifo_[head_++]; }
+  const Descriptor &descriptor(uint32_t i) const { return fifo_[i]; }
+  PatternCounter &counter(uint32_t i) { return counters_[i]; }
+  uint32_t head() const { return head_; }
+  uint32_t tail() const { return tail_; }
 
-  uint32_t live_sections() const {
-    return uint32_t(by_start_.size() - draining_.size());
-  }
+  uint32_t live_sections() const { return uint32_t(by_start_.size() - draining_.size()); }
   // The live section recorded for pattern `id` (tests, diagnostics), or kNone.
   uint32_t find(uint64_t id) const;
-  uint32_t used() const {
-    return used_;
-  }
+  uint32_t used() const { return used_; }
 
  private:
   struct Section {
