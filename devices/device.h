@@ -28,9 +28,10 @@ struct Sink {
   // status 0, or -errno. Called from poll(), never from inside another call of the device.
   void (*read_done)(void *arg, uint64_t cookie, int64_t status) = nullptr;
   // Where a device with landings (Device::landing_add) hands the packet written into landing `id`, in its
-  // source's order with the packets deliver() gets. True keeps the landing open for the next one.
-  bool (*landed)(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatch, const void *hdr,
-                 uint32_t hdr_len, const void *payload, size_t payload_len) = nullptr;
+  // source's order with the packets deliver() gets; its dispatch and header are the landing's. True keeps
+  // the landing open for the next one.
+  bool (*landed)(void *arg, uint32_t id, uint32_t src_task, const void *payload,
+                 size_t payload_len) = nullptr;
   // Called by a device with landings before it delivers any packet, while it has some: what the packet
   // would overtake is dealt with first.
   void (*before)(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr) = nullptr;

@@ -18,6 +18,7 @@
 #include "mpi/check.h"
 #include "mpi/pt2pt.h"
 #include "mpi/request.h"
+#include "mpi/status.h"
 #include "pami/config.h"
 #include "pami/context.h"
 #include "pami/pattern.h"
@@ -50,11 +51,12 @@ struct Persistent final : PersistentOp {
   }
   int start(const char *fn_, pamir::Request *h) override;
   int start_ordinary(const char *fn_, pamir::Request *h);
+  // Both are called only while a start runs: its operation is op, or rec when the start was replayed.
   void cancel() override {
-    if (op && recv) context().cancel_recv(op);
+    if (recv) context().cancel_recv(op ? op : rec);
   }
   void free_active() override {
-    if (!op) return;
+    if (!op) op = rec;
     if (op == rec) {
       // The recorded operation finishes alone; no section may arm it again.
       patterns().release_naming(rec);
@@ -73,8 +75,8 @@ struct Persistent final : PersistentOp {
   int tag;
   bool recv;
   Mode mode;
-  pamir::Request *op = nullptr;                  // the operation of the current start, until it completes
-  pamir::Request *rec = nullptr;                 // the recorded operation, built at the first record
+  pamir::Request *op = nullptr;   // the operation of an ordinary start, until it completes
+  pamir::Request *rec = nullptr;  // the recorded operation, built at the first record; a replay runs it
   uint32_t section = pamir::PatternFifo::kNone;  // the section MPI_Start replays
   uint64_t generation = 0;
   uint64_t no_room = UINT64_MAX;  // the FIFO's releases() when it last had no room for this request
@@ -110,7 +112,6 @@ void recorded_done(void *arg, pamir::Request *last) {
   } else {
     h->status = pamir::Status{};
   }
-  persistent_of(h)->op = nullptr;
   request_complete(h);
 }
 
@@ -148,8 +149,6 @@ inline void begin_recorded(pamir::Request *h) {
   h->active = true;
   h->complete = false;
   h->vt = g_vclock.stamp;
-  Persistent *p = persistent_of(h);
-  p->op = p->rec;
 }
 
 inline void replay(pamir::PatternFifo &f, uint32_t s) {
@@ -194,6 +193,7 @@ int Persistent::start(const char *fn_, pamir::Request *h) {
     describe(f.descriptors(s)[0], f.first(s), h);
     f.counters(s)[0].zero = recorded_done;
     f.counters(s)[0].arg = h;
+    f.counters(s)[0].rearms = true;
     f.seal(s);
     section = s;
     generation = f.generation(s);
@@ -329,6 +329,7 @@ int startall_record(const char *fn_, int count, MPI_Request array[]) {
     persistent_of(h)->describe(d[j], f.first(s) + j, h);
     k[j].zero = recorded_done;
     k[j].arg = h;
+    k[j].rearms = true;
     ++j;
   }
   f.seal(s);
@@ -371,6 +372,10 @@ void persistent_cancel(pamir::Request *h) {
 }
 
 int persistent_finish(pamir::Request *h, MPI_Status *status, const char *fn, bool raise_it) {
+  if (!h->active) {
+    status_empty(status);
+    return MPI_SUCCESS;
+  }
   const int rc = request_status(h, status, fn, raise_it);
   set_inactive(h);
   return rc;
@@ -461,15 +466,23 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
     auto it = startall_patterns.find(array_of_requests);
     sp = it != startall_patterns.end() ? &it->second : nullptr;
   }
-  // A replay: the handles it was recorded with, all inactive (else the loop below says what is wrong).
+  // A replay: the handles it was recorded with, all inactive, each made active as it is checked; at the
+  // first that is not, those before it are made inactive again and the loop below says what is wrong.
   if (sp && sp->all_recorded && sp->handles.size() == size_t(count) &&
       pamir::patterns().live(sp->section, sp->generation)) [[likely]] {
     const MPI_Request *recorded = sp->handles.data();
     int i = 0;
-    while (i < count && array_of_requests[i] == recorded[i] &&
-           !reinterpret_cast<pamir::Request *>(recorded[i])->active)
-      ++i;
-    if (i == count) return startall_replay(fn_, count, array_of_requests, *sp);
+    for (; i < count; ++i) {
+      auto *h = reinterpret_cast<pamir::Request *>(recorded[i]);
+      if (array_of_requests[i] != recorded[i] || h->active) [[unlikely]]
+        break;
+      begin_recorded(h);
+    }
+    if (i == count) [[likely]] {
+      replay(pamir::patterns(), sp->section);
+      return MPI_SUCCESS;
+    }
+    while (i-- > 0) set_inactive(reinterpret_cast<pamir::Request *>(recorded[i]));
   }
   bool same = sp && sp->serials.size() == size_t(count);
   const uint64_t *serials = same ? sp->serials.data() : nullptr;

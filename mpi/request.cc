@@ -192,6 +192,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) 
   pamir::Request *r = PAMIR_REQUEST(request);
   if (!r->complete) context().advance();
   *flag = r->complete;
+  if (request_inactive(r)) {
+    status_empty(status);
+    return MPI_SUCCESS;
+  }
   if (r->complete) return request_status(r, status, fn_, true);
   return MPI_SUCCESS;
 }

@@ -62,13 +62,11 @@ pamir::Request *persistent_handle(Comm *c, PersistentOp *op);
 // user's). free: MPI_Request_free, or MPI_ERR_REQUEST for an active persistent collective. cancel:
 // MPI_Cancel (of a running receive).
 int persistent_finish(pamir::Request *h, MPI_Status *status, const char *fn, bool raise_it);
-// An inactive persistent request: complete, with the empty status that Wait and Test report for it.
+// An inactive persistent request: complete, and what Wait, Test and MPI_Request_get_status report for
+// it is the empty status, whatever h->status still holds (each completion writes it anew).
 inline void set_inactive(pamir::Request *h) {
   h->active = false;
   h->complete = true;
-  h->status = pamir::Status{};
-  h->status.source = MPI_ANY_SOURCE;
-  h->status.tag = MPI_ANY_TAG;
 }
 int persistent_free(pamir::Request *h, const char *fn);
 void persistent_cancel(pamir::Request *h);

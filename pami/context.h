@@ -121,10 +121,14 @@ class Context {
   uint32_t landing_add(uint32_t task, uint64_t bits);  // 0: the receive has none
   bool landing_start(uint32_t id, Request *r);
   // landing_start's common case, inline: when nothing_to_match() (so nothing posted or here could take
-  // the envelope first) and the landing is ready (open, keeping nothing), arming it is all a start does.
+  // the envelope first) and the landing is open, keeping nothing, arming it is all a start does.
   bool nothing_to_match() const { return matcher_.posted_count() == 0 && matcher_.unexpected_count() == 0; }
-  bool landing_ready(uint32_t id) const { return landings_[id - 1].open && !landings_[id - 1].kept; }
-  void landing_arm_ready(uint32_t id, Request *r) { landings_[id - 1].armed = r; }
+  bool landing_arm_if_ready(uint32_t id, Request *r) {
+    Landing &l = landings_[id - 1];
+    if (!l.open || l.kept) return false;
+    l.armed = r;
+    return true;
+  }
   void landing_remove(uint32_t id);
   // Shared copies: from this size both ends of a rendezvous move the data (below it the second call
   // costs more than the second core saves); Context::share_chunk cuts them.
@@ -338,8 +342,7 @@ class Context {
                       const void *payload, size_t payload_len);
   // Called by a device with landings before it delivers a packet of src_task (Sink::before).
   static void before_packet(void *arg, uint32_t src_task, uint16_t dispatch, const void *hdr);
-  static bool landed(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatch, const void *hdr,
-                     uint32_t hdr_len, const void *payload, size_t payload_len);
+  static bool landed(void *arg, uint32_t id, uint32_t src_task, const void *payload, size_t payload_len);
   // Landings (landing.cc): what a message about to be matched, or a receive or probe about to be posted,
   // could otherwise overtake: kept messages are delivered, landings closed, armed receives posted.
   void landings_before_message(uint32_t task, uint16_t dispatch, const void *hdr);

@@ -47,7 +47,7 @@ uint32_t PatternFifo::record(uint64_t id, uint32_t n, uint32_t k) {
     s = uint32_t(sections_.size());
     sections_.emplace_back();
   }
-  sections_[s] = Section{at, at + n, k, id, ++generations_, 0, false, false, {}};
+  sections_[s] = Section{at, at + n, k, id, ++generations_, 0, false, false, false, {}};
   by_start_.emplace(at, s);
   used_ += n;
   for (uint32_t i = at; i < at + n; ++i) new (&fifo_[i]) Descriptor{};
@@ -57,12 +57,23 @@ uint32_t PatternFifo::record(uint64_t id, uint32_t n, uint32_t k) {
 }
 
 void PatternFifo::seal(uint32_t s) {
-  const Section &sec = sections_[s];
+  Section &sec = sections_[s];
   for (uint32_t i = sec.start; i < sec.start + sec.counters; ++i) counters_[i].armed = 0;
   for (uint32_t i = sec.start; i < sec.end; ++i) {
     fifo_[i].section = s;
     ++counters_[fifo_[i].counter].armed;
   }
+  // A section's counters rearm all together or not at all.
+  sec.rearms = true;
+  for (uint32_t i = sec.start; i < sec.start + sec.counters; ++i)
+    sec.rearms = sec.rearms && counters_[i].rearms && counters_[i].armed == 1;
+  for (uint32_t i = sec.start; i < sec.start + sec.counters; ++i) {
+    PatternCounter &k = counters_[i];
+    k.rearms = sec.rearms;
+    k.running = &counters_[sec.start].pending;
+    k.value = k.at_rest();
+  }
+  counters_[sec.start].pending = 0;
   // A receive that no earlier receive of the section would take a message from: kDescFirst. O(n^2)
   // once, so that no start has to look through the posted queue for it.
   for (uint32_t j = sec.start; j < sec.end; ++j) {
@@ -81,6 +92,7 @@ void PatternFifo::seal(uint32_t s) {
 }
 
 bool PatternFifo::drained(const Section &sec) const {
+  if (sec.rearms) return counters_[sec.start].pending == 0;
   for (uint32_t i = sec.start; i < sec.start + sec.counters; ++i)
     if (counters_[i].value) return false;
   return true;
@@ -111,7 +123,15 @@ void PatternFifo::release(uint32_t s, uint64_t generation) {
 }
 
 void PatternFifo::abandon(Request *op) {
-  if (op->on_complete == pattern_op_done) static_cast<PatternCounter *>(op->ext)->value = 0;
+  if (op->on_complete == pattern_op_done) {
+    auto *k = static_cast<PatternCounter *>(op->ext);
+    if (k->rearms) {
+      k->value = k->armed;
+      --*k->running;
+    } else {
+      k->value = 0;
+    }
+  }
 }
 
 void PatternFifo::release_naming(const Request *op) {
@@ -193,10 +213,10 @@ bool inject_on_device(Context &ctx, PatternFifo &f) {
   bool quiet = ctx.nothing_to_match();
   for (uint32_t i : f.receives(s)) {
     const Descriptor &d = f.descriptor(i);
-    if (d.landing && quiet && ctx.landing_ready(d.landing)) [[likely]] {
+    if (d.landing && quiet) [[likely]] {
       rearm_landed(d.req, f.counter(d.counter));
-      ctx.landing_arm_ready(d.landing, d.req);
-      continue;
+      if (ctx.landing_arm_if_ready(d.landing, d.req)) [[likely]]
+        continue;
     }
     inject_one(ctx, d, f.counter(d.counter), clear);
     quiet = ctx.nothing_to_match();

@@ -83,12 +83,20 @@ inline void describe_token(Descriptor &d, const Context &ctx, uint64_t capacity)
 
 // A counter of a section: armed at every start with the number of descriptors that name it, counted
 // down as each completes; at zero it calls `zero` with the last operation that completed (nullptr when
-// that was an immediate send, which has no request of its own).
+// that was an immediate send, which has no request of its own). A counter that `rearms` (one descriptor's,
+// that no waiter polls: its zero callback takes the completion) is armed again as it reaches zero, so a
+// start of a section whose counters all rearm touches none of them, only the count of its counters
+// still running (`running`, kept in its first counter's `pending`), which says when it has drained.
 struct PatternCounter {
   uint32_t value = 0;
   uint32_t armed = 0;
   void (*zero)(void *arg, Request *last) = nullptr;
   void *arg = nullptr;
+  uint32_t *running = nullptr;  // rearms: its section's first counter's `pending` (seal)
+  bool rearms = false;          // set by the layer above before seal; kept where all of a section's
+                                // counters have it, each for one descriptor
+  uint32_t pending = 0;         // a section's first counter: its counters yet to reach zero in this start
+  uint32_t at_rest() const { return rearms ? armed : 0; }  // its value while no start runs
 };
 
 class PatternFifo {
@@ -116,7 +124,7 @@ class PatternFifo {
   // Releases every section with a descriptor naming op (before the layer above releases op).
   void release_naming(const Request *op);
   // A running op will complete without its counter (its request was freed while active): the counter
-  // it would count down is cleared without calling back, so that its section can be reused.
+  // it would count down is set at rest without calling back, so that its section can be reused.
   static void abandon(Request *op);
   // Grows at every release: a pattern that found no room tries again only once something was freed.
   uint64_t releases() const { return releases_; }
@@ -134,7 +142,10 @@ class PatternFifo {
   void rewind(uint32_t s) {
     const Section &sec = sections_[s];
     PatternCounter *k = &counters_[sec.start];
-    for (uint32_t i = 0; i < sec.counters; ++i) k[i].value = k[i].armed;
+    if (sec.rearms)
+      k->pending = sec.counters;
+    else
+      for (uint32_t i = 0; i < sec.counters; ++i) k[i].value = k[i].armed;
     head_ = sec.start;
     tail_ = sec.end;
     current_ = s;
@@ -185,6 +196,7 @@ class PatternFifo {
     uint32_t device = 0;      // Device::pattern_open's id for its sends
     bool device_refused = false;
     bool landings_made = false;
+    bool rearms = false;  // all its counters rearm (seal)
     std::vector<uint32_t> receives;
   };
   uint32_t capacity_;
@@ -215,7 +227,13 @@ class PatternFifo {
 void pattern_op_done(Request *op);
 
 inline void pattern_count_down(PatternCounter &k, Request *last) {
-  if (--k.value == 0) k.zero(k.arg, last);
+  if (--k.value == 0) {
+    if (k.rearms) {
+      k.value = k.armed;
+      --*k.running;
+    }
+    k.zero(k.arg, last);
+  }
 }
 
 // A recorded operation made ready for a start: its description stays, its protocol state is reset, and

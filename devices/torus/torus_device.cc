@@ -599,8 +599,7 @@ void TorusDevice::hand_over(uint32_t i) noexcept {
   l.state.store(torus::kLandingClosed, std::memory_order_relaxed);
   const torus::ReceptionSlot &r = l.slot;
   VtScope at(r.h.vt_ns, r.h.vt_ns);
-  if (sink_.landed(sink_.arg, i + 1, r.h.src, r.h.dispatch, r.payload, r.h.hdr_len, r.payload + r.h.hdr_len,
-                   r.h.payload_len - r.h.hdr_len))
+  if (sink_.landed(sink_.arg, i + 1, r.h.src, r.payload + r.h.hdr_len, r.h.payload_len - r.h.hdr_len))
     l.state.store(torus::kLandingOpen, std::memory_order_release);
 }
 

@@ -78,7 +78,8 @@ void Context::landing_unkeep(uint32_t id) {
   deliver(this, l.task, kDispatchShort, &l.bits, sizeof l.bits, l.data, l.len);
 }
 
-void Context::landing_complete(Request *r, uint64_t bits, const void *payload, size_t len) {
+[[gnu::always_inline]] inline void Context::landing_complete(Request *r, uint64_t bits, const void *payload,
+                                                             size_t len) {
   set_recv_status(r, bits_src(bits), bits_tag(bits), len);
   // One source and tag: no layout. A replay's messages are mostly a word or two of halo.
   const uint64_t n = r->status.bytes;
@@ -150,8 +151,7 @@ bool Context::landing_start(uint32_t id, Request *r) {
   return true;
 }
 
-bool Context::landed(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatch, const void *hdr,
-                     uint32_t hdr_len, const void *payload, size_t payload_len) {
+bool Context::landed(void *arg, uint32_t id, uint32_t src_task, const void *payload, size_t payload_len) {
   auto *c = static_cast<Context *>(arg);
   Landing &l = c->landings_[id - 1];
   ++c->peers_[src_task].arrived;
@@ -165,7 +165,7 @@ bool Context::landed(void *arg, uint32_t id, uint32_t src_task, uint16_t dispatc
   if (payload_len > sizeof l.data) [[unlikely]] {  // not a landing's packet size: never kept
     --c->peers_[src_task].arrived;
     count_open(c->landings_open_, c->peers_[l.task].landings, false);
-    deliver(c, src_task, dispatch, hdr, hdr_len, payload, payload_len);
+    deliver(c, src_task, kDispatchShort, &l.bits, sizeof l.bits, payload, payload_len);
     return false;
   }
   l.kept = true;

@@ -173,6 +173,54 @@ TEST(Pattern, ReleasedWhileRunningDrainsFirst) {
   EXPECT_NE(f.record(2, 4, 1), PatternFifo::kNone);
 }
 
+// Counters that rearm (MPI_Start's and MPI_Startall's, whose callbacks take the completion) are at
+// rest armed: a rewind leaves them alone, reaching zero arms them again, and a section of them that
+// was released drains once each has come back to rest, abandoned or not.
+TEST(Pattern, RearmingCountersNeedNoRewind) {
+  PatternFifo f(4);
+  Request x, y;
+  int zeros = 0;
+  const uint32_t a = f.record(1, 2, 2);
+  f.descriptors(a)[0].req = &x;
+  f.descriptors(a)[1].req = &y;
+  f.descriptors(a)[1].counter = f.first(a) + 1;
+  for (int j = 0; j < 2; ++j) {
+    f.counters(a)[j].zero = [](void *arg, Request *) { ++*static_cast<int *>(arg); };
+    f.counters(a)[j].arg = &zeros;
+    f.counters(a)[j].rearms = true;
+  }
+  f.seal(a);
+  EXPECT_EQ(f.counters(a)[0].value, 1u);  // armed at rest
+  for (int start = 1; start <= 3; ++start) {
+    f.counters(a)[1].value = 7;  // what a rewind would overwrite, were they not rearming
+    f.rewind(a);
+    EXPECT_EQ(f.counters(a)[1].value, 7u);
+    f.counters(a)[1].value = 1;
+    for (Request *r : {&x, &y}) {
+      r->ext = &f.counter(f.pop().counter);
+      r->on_complete = pattern_op_done;
+      r->complete = false;
+      request_complete(r);
+    }
+    EXPECT_EQ(zeros, 2 * start);
+    EXPECT_EQ(f.counters(a)[0].value, 1u);
+    EXPECT_EQ(f.counters(a)[1].value, 1u);
+  }
+  // A start runs: x completes, y's request is freed while active, then the section is released.
+  f.rewind(a);
+  for (Request *r : {&x, &y}) {
+    r->ext = &f.counter(f.pop().counter);
+    r->on_complete = pattern_op_done;
+  }
+  request_complete(&x);
+  f.release(a, f.generation(a));
+  EXPECT_EQ(f.record(2, 4, 1), PatternFifo::kNone);  // y still runs
+  PatternFifo::abandon(&y);
+  EXPECT_EQ(f.counters(a)[1].value, 1u);
+  EXPECT_EQ(zeros, 7);
+  EXPECT_NE(f.record(2, 4, 1), PatternFifo::kNone);
+}
+
 TEST(Pattern, AThousandPatterns) {
   PatternFifo f(4000);
   std::vector<uint32_t> s(1000);
