@@ -238,17 +238,17 @@ inline void pattern_count_down(PatternCounter &k, Request *last) {
 
 // A recorded operation made ready for a start: its description stays, its protocol state is reset, and
 // its completion counts k down.
-// A receive armed in a landing needs no protocol state unless it is posted after all, and the context
-// clears it then (Context::landing_shut).
+// A receive armed in a landing needs no protocol state and no cleared status unless it is posted after
+// all, and the context clears them then (Context::landing_shut); a landed packet writes the whole status.
 [[gnu::always_inline]] inline void rearm_landed(Request *r, PatternCounter &k) {
   r->complete = false;
   r->vt = g_vclock.stamp;
-  r->status = Status{};
   r->ext = &k;
   r->on_complete = pattern_op_done;
 }
 [[gnu::always_inline]] inline void rearm_op(Request *r, PatternCounter &k) {
   rearm_landed(r, k);
+  r->status = Status{};
   reset_protocol_state(r);
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "pami/context.h"
+#include "pami/pattern.h"
 #include "pami/stats.h"
 #include "pami/vclock.h"
 
@@ -64,7 +65,8 @@ void Context::landing_shut(uint32_t id) {
   count_open(landings_open_, peers_[l.task].landings, false);
   if (Request *r = l.armed) {
     l.armed = nullptr;
-    reset_protocol_state(r);  // armed without it (rearm_landed)
+    reset_protocol_state(r);  // armed without them (rearm_landed)
+    r->status = Status{};
     matcher_.post(r);
   }
 }
@@ -81,6 +83,8 @@ void Context::landing_unkeep(uint32_t id) {
 [[gnu::always_inline]] inline void Context::landing_complete(Request *r, uint64_t bits, const void *payload,
                                                              size_t len) {
   set_recv_status(r, bits_src(bits), bits_tag(bits), len);
+  r->status.cancelled = false;  // the rest of the status, which an armed receive does not clear
+  r->status.sys_errno = 0;
   // One source and tag: no layout. A replay's messages are mostly a word or two of halo.
   const uint64_t n = r->status.bytes;
   if (n == sizeof(uint64_t)) [[likely]] {
@@ -91,7 +95,14 @@ void Context::landing_unkeep(uint32_t id) {
     std::memcpy(r->buf, payload, n);
   }
   ++stats().pattern_landed;
-  request_complete(r);
+  // An armed receive is a replayed one: its completion counts its counter down (unless its request was
+  // freed meanwhile, and completes alone).
+  if (g_vclock.arrival > r->vt) r->vt = g_vclock.arrival;
+  r->complete = true;
+  if (r->on_complete == pattern_op_done) [[likely]]
+    pattern_count_down(*static_cast<PatternCounter *>(r->ext), r);
+  else if (r->on_complete)
+    r->on_complete(r);
 }
 
 // Whether nothing posted, and no message here, could take the landing's envelope before its receive.

@@ -40,12 +40,16 @@ static int empty_status(const MPI_Status *st) {
 static void repeated(int n) {
   int *buf = calloc((size_t)n, sizeof(int));
   MPI_Request r;
-  if (rank == 0) MPI_Send_init(buf, n, MPI_INT, 1, 7, MPI_COMM_WORLD, &r);
-  else MPI_Recv_init(buf, n, MPI_INT, 0, 7, MPI_COMM_WORLD, &r);
+  if (rank == 0)
+    MPI_Send_init(buf, n, MPI_INT, 1, 7, MPI_COMM_WORLD, &r);
+  else
+    MPI_Recv_init(buf, n, MPI_INT, 0, 7, MPI_COMM_WORLD, &r);
   int bad_data = 0, bad_status = 0;
   for (int it = 0; it < kIters; ++it) {
-    if (rank == 0) fill(buf, n, it);
-    else memset(buf, 0xff, sizeof(int) * (size_t)n);
+    if (rank == 0)
+      fill(buf, n, it);
+    else
+      memset(buf, 0xff, sizeof(int) * (size_t)n);
     MPI_Status st;
     MPI_Start(&r);
     MPI_Wait(&r, &st);
@@ -72,8 +76,10 @@ static void derived(void) {
   MPI_Type_vector(kN, 1, 2, MPI_INT, &vec);
   MPI_Type_commit(&vec);
   MPI_Request r;
-  if (rank == 0) MPI_Send_init(buf, 1, vec, 1, 8, MPI_COMM_WORLD, &r);
-  else MPI_Recv_init(buf, 1, vec, 0, 8, MPI_COMM_WORLD, &r);
+  if (rank == 0)
+    MPI_Send_init(buf, 1, vec, 1, 8, MPI_COMM_WORLD, &r);
+  else
+    MPI_Recv_init(buf, 1, vec, 0, 8, MPI_COMM_WORLD, &r);
   MPI_Type_free(&vec);
   int bad = 0;
   for (int it = 0; it < 5; ++it) {
@@ -154,8 +160,8 @@ static void overlapped(void) {
   }
   if (rank == 0) MPI_Request_free(&r);
   if (rank == 1)
-    CHECK(bad == 0, "a replayed start and an ordinary send overtook each other in %d of %d rounds (first %d)", bad,
-          kRounds, first_bad);
+    CHECK(bad == 0, "a replayed start and an ordinary send overtook each other in %d of %d rounds (first %d)",
+          bad, kRounds, first_bad);
 }
 
 /* A replayed receive beside ordinary traffic of its envelope, in every order: the sender sends A then B
@@ -240,8 +246,9 @@ static void receiver_mix(void) {
   if (rank == 0) MPI_Request_free(&ps);
   if (rank == 1) {
     MPI_Request_free(&pr);
-    CHECK(bad == 0, "a replayed receive beside ordinary traffic of its envelope: %d of %d rounds wrong (first %d)",
-          bad, kRounds, first_bad);
+    CHECK(bad == 0,
+          "a replayed receive beside ordinary traffic of its envelope: %d of %d rounds wrong (first %d)", bad,
+          kRounds, first_bad);
   }
 }
 
@@ -311,7 +318,8 @@ static void inactive(void) {
   MPI_Recv_init(&b, 1, MPI_INT, peer, 13, MPI_COMM_WORLD, &r[1]);
   st.MPI_SOURCE = 5;
   MPI_Wait(&r[0], &st);
-  CHECK(empty_status(&st) && r[0] != MPI_REQUEST_NULL, "Wait on an inactive request: empty status, handle kept");
+  CHECK(empty_status(&st) && r[0] != MPI_REQUEST_NULL,
+        "Wait on an inactive request: empty status, handle kept");
   MPI_Test(&r[1], &flag, &st);
   CHECK(flag && empty_status(&st), "Test on an inactive request: flag %d", flag);
   MPI_Waitany(2, r, &index, &st);
@@ -389,6 +397,53 @@ static void errors(void) {
   CHECK(err_class(rc) == MPI_ERR_REQUEST, "MPI_Start on an ordinary request: class %d", err_class(rc));
   MPI_Cancel(&o);
   MPI_Wait(&o, MPI_STATUS_IGNORE);
+
+  /* A replayed MPI_Startall array holding an active request is refused with none of it started: the
+   * replay activates each request as it checks it, and must make those before the bad one inactive. */
+  int x = 5, y = -1, flag = 0;
+  MPI_Request q[2];
+  MPI_Status st, sts[2];
+  MPI_Send_init(&x, 1, MPI_INT, rank, 18, MPI_COMM_WORLD, &q[0]);
+  MPI_Recv_init(&y, 1, MPI_INT, rank, 18, MPI_COMM_WORLD, &q[1]);
+  for (int it = 0; it < 3; ++it) { /* recorded, then replayed */
+    MPI_Startall(2, q);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+  }
+  MPI_Start(&q[1]);
+  rc = MPI_Startall(2, q);
+  CHECK(err_class(rc) == MPI_ERR_REQUEST, "MPI_Startall of a replayed array with an active request: class %d",
+        err_class(rc));
+  st.MPI_SOURCE = 5;
+  MPI_Test(&q[0], &flag, &st);
+  CHECK(flag && empty_status(&st), "the refused Startall left its first request inactive: flag %d", flag);
+  y = -1;
+  MPI_Start(&q[0]);
+  MPI_Waitall(2, q, sts);
+  CHECK(y == 5 && sts[1].MPI_SOURCE == rank && sts[1].MPI_TAG == 18, "after the refused Startall: %d from %d",
+        y, sts[1].MPI_SOURCE);
+  /* Inactive again: its status is the empty one, not the last start's. */
+  MPI_Wait(&q[1], &st);
+  CHECK(empty_status(&st), "Wait on a finished receive's inactive request: source %d tag %d", st.MPI_SOURCE,
+        st.MPI_TAG);
+  flag = 0;
+  st.MPI_SOURCE = 5;
+  MPI_Request_get_status(q[1], &flag, &st);
+  CHECK(flag && empty_status(&st), "MPI_Request_get_status of an inactive request: source %d", st.MPI_SOURCE);
+  MPI_Request_free(&q[0]);
+  MPI_Request_free(&q[1]);
+
+  /* A persistent receive that failed (truncated) reports it once: waited on again while inactive, it
+   * succeeds, whatever the failed start left behind. */
+  int two[2] = {1, 2};
+  MPI_Request t;
+  MPI_Recv_init(&y, 1, MPI_INT, rank, 19, MPI_COMM_WORLD, &t);
+  MPI_Start(&t);
+  MPI_Send(two, 2, MPI_INT, rank, 19, MPI_COMM_WORLD);
+  rc = MPI_Waitall(1, &t, MPI_STATUSES_IGNORE);
+  CHECK(rc != MPI_SUCCESS, "a truncated persistent receive's Waitall: rc %d", rc);
+  rc = MPI_Waitall(1, &t, MPI_STATUSES_IGNORE);
+  CHECK(rc == MPI_SUCCESS, "Waitall of the inactive request after it: class %d", err_class(rc));
+  MPI_Request_free(&t);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
