@@ -13,7 +13,6 @@
 #include <cstring>
 
 #include "pami/context.h"
-#include "pami/pattern.h"
 #include "pami/stats.h"
 #include "pami/vclock.h"
 
@@ -95,14 +94,7 @@ void Context::landing_unkeep(uint32_t id) {
     std::memcpy(r->buf, payload, n);
   }
   ++stats().pattern_landed;
-  // An armed receive is a replayed one: its completion counts its counter down (unless its request was
-  // freed meanwhile, and completes alone).
-  if (g_vclock.arrival > r->vt) r->vt = g_vclock.arrival;
-  r->complete = true;
-  if (r->on_complete == pattern_op_done) [[likely]]
-    pattern_count_down(*static_cast<PatternCounter *>(r->ext), r);
-  else if (r->on_complete)
-    r->on_complete(r);
+  request_complete(r);
 }
 
 // Whether nothing posted, and no message here, could take the landing's envelope before its receive.
