@@ -137,21 +137,29 @@ TEST(Pattern, ReleaseNamingAnOperation) {
   EXPECT_EQ(f.live_sections(), 1u);
 }
 
-// A section released while its operations run keeps its place until their counters reach zero: a
-// new record must not overwrite the counters those completions will count down.
-TEST(Pattern, ReleasedWhileRunningDrainsFirst) {
-  PatternFifo f(4);
-  Request x, y;
-  int zeros = 0;
+// A sealed section of two descriptors arming x and y, each with a counter of its own whose zero counts
+// into *zeros.
+uint32_t two_operations(PatternFifo &f, Request &x, Request &y, int *zeros, bool rearms) {
   const uint32_t a = f.record(1, 2, 2);
   f.descriptors(a)[0].req = &x;
   f.descriptors(a)[1].req = &y;
   f.descriptors(a)[1].counter = f.first(a) + 1;
   for (int j = 0; j < 2; ++j) {
     f.counters(a)[j].zero = [](void *arg, Request *) { ++*static_cast<int *>(arg); };
-    f.counters(a)[j].arg = &zeros;
+    f.counters(a)[j].arg = zeros;
+    f.counters(a)[j].rearms = rearms;
   }
   f.seal(a);
+  return a;
+}
+
+// A section released while its operations run keeps its place until their counters reach zero: a
+// new record must not overwrite the counters those completions will count down.
+TEST(Pattern, ReleasedWhileRunningDrainsFirst) {
+  PatternFifo f(4);
+  Request x, y;
+  int zeros = 0;
+  const uint32_t a = two_operations(f, x, y, &zeros, false);
   f.rewind(a);
   // Both operations start: they count down through their requests.
   for (Request *r : {&x, &y}) {
@@ -180,16 +188,7 @@ TEST(Pattern, RearmingCountersNeedNoRewind) {
   PatternFifo f(4);
   Request x, y;
   int zeros = 0;
-  const uint32_t a = f.record(1, 2, 2);
-  f.descriptors(a)[0].req = &x;
-  f.descriptors(a)[1].req = &y;
-  f.descriptors(a)[1].counter = f.first(a) + 1;
-  for (int j = 0; j < 2; ++j) {
-    f.counters(a)[j].zero = [](void *arg, Request *) { ++*static_cast<int *>(arg); };
-    f.counters(a)[j].arg = &zeros;
-    f.counters(a)[j].rearms = true;
-  }
-  f.seal(a);
+  const uint32_t a = two_operations(f, x, y, &zeros, true);
   EXPECT_EQ(f.counters(a)[0].value, 1u);  // armed at rest
   for (int start = 1; start <= 3; ++start) {
     f.counters(a)[1].value = 7;  // what a rewind would overwrite, were they not rearming
