@@ -89,13 +89,13 @@ void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
   p.control = info.kind == kRequest || info.kind == kCounter;
   // Leaves once its node's link of the first hop is free, taking the packet's bytes at the link rate;
   // then a latency per hop. A node's links send at once, as the messaging unit's injection FIFOs do.
-  const int first = geometry_.first_link(coords_[info.from], coords_[info.to]);
+  const int first = net_.first_port(p.src, p.dst);
   uint64_t &free_at =
       inject_free_[size_t(p.src) * kNodeChannels + size_t(first < 0 ? kNodeChannels - 1 : first)];
   const uint64_t depart = std::max(free_at, not_before) + uint64_t(wire_bytes) * 1000u / timing_.link_mbps;
   free_at = depart;
   land(info.from, depart);
-  info.vt = depart + uint64_t(geometry_.hops(coords_[info.from], coords_[info.to])) * timing_.hop_ns;
+  info.vt = depart + uint64_t(net_.hops(p.src, p.dst)) * timing_.hop_ns;
   p.id = id_for(info);
   net_.inject(p);
   ++stats_.packets;

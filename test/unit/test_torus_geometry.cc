@@ -285,6 +285,28 @@ TEST(TorusNetwork, APacketWithNoWayLeftNamesTheLinkItMet) {
   EXPECT_EQ(net.delivered().size(), 1u);
 }
 
+// The network's tables of first ports and hops (what the engine's timing model reads per packet) agree
+// with the geometry's arithmetic for every pair of nodes, ties and wrap-arounds included.
+TEST(TorusNetwork, FirstPortsAndHopsMatchTheGeometry) {
+  const struct {
+    uint32_t ranks;
+    const char *dims;
+  } tori[] = {{40, "4x5x2"}, {256, "8x8x4"}, {3, "3"}, {32, "2x2x2x2x2"}};
+  for (const auto &t : tori) {
+    Geometry g;
+    std::string why;
+    ASSERT_TRUE(g.make(t.ranks, t.dims, "", why)) << why;
+    Network net(g, 1);
+    for (uint32_t ra = 0; ra < g.ranks(); ++ra)
+      for (uint32_t rb = 0; rb < g.ranks(); ++rb) {
+        const Coords from = g.coords(ra), to = g.coords(rb);
+        const uint32_t a = g.node(from), b = g.node(to);
+        ASSERT_EQ(net.first_port(a, b), g.first_link(from, to)) << t.dims << " " << a << " -> " << b;
+        ASSERT_EQ(int(net.hops(a, b)), g.hops(from, to)) << t.dims << " " << a << " -> " << b;
+      }
+  }
+}
+
 TEST(TorusNetwork, RingShiftLoadsExactlyItsLinks) {
   Geometry g;
   std::string why;
