@@ -40,7 +40,7 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
       net_(geometry_, depth),
       ranks_(static_cast<AreaHeader *>(area)->ranks),
       taken_(ranks_, 0),
-      slots_(ranks_, std::vector<Slot>(kInjectionSlots + kPatternFifos * kPatternSlots)),
+      done_bits_(size_t(ranks_) * kDoneWords, 0),
       kicks_seen_(ranks_, 0),
       pattern_taken_(size_t(ranks_) * kPatternFifos, 0),
       starts_pending_(ranks_, 0),
@@ -55,6 +55,9 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
     coords_[r] = geometry_.coords(r);
     node_of_[r] = geometry_.node(coords_[r]);
   }
+  // The engine rings a rank's doorbell for every packet and counter it writes: registered for the
+  // sleepers' barrier (doorbell.h), it rings without a fence, which would wait for each packet's stores.
+  dev::shm::unfence_ringers();
   net_.on_arrival(&Engine::arrive, this);
   net_.on_drop(&Engine::dropped, this);
   bounce_.resize(kBounceBytes);
@@ -118,13 +121,33 @@ void Engine::take_pattern(uint32_t rank, uint32_t p, uint64_t index) {
 }
 
 void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {
-  Slot &s = slots_[rank][slot];
-  s.d = from;
-  s.copied = false;
-  s.status = 0;
+  const Descriptor d = from;  // read once: the rank may write the slot again, the checks are on this copy
+  uint32_t id;
+  if (free_flows_.empty()) {
+    id = uint32_t(flows_.size());
+    flows_.emplace_back();
+  } else {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  }
+  Flow &f = flows_[id];
+  f.length = d.length;
+  f.local_addr = d.local_addr;
+  f.remote_offset = d.remote_offset;
+  f.dest = d.dest;
+  f.remote_base = d.remote_base;
+  f.local_counter = d.local_counter;
+  f.remote_counter = d.remote_counter;
+  f.status = d.status;
+  f.origin = rank;
+  f.slot = uint16_t(slot);
+  f.dispatch = d.dispatch;
+  f.hdr_len = d.hdr_len;
+  f.payload_len = d.payload_len;
+  f.intent = d.intent;
+  f.copied = false;
   ++stats_.descriptors;
   ++open_descriptors_;
-  const Descriptor &d = s.d;
   const bool valid =
       d.dest < ranks_ && d.local_counter <= kCounters && d.remote_counter <= kCounters &&
       d.remote_base <= kBases &&
@@ -135,27 +158,27 @@ void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {
     // Nothing the device writes: a stray descriptor fails alone, its counter told, never the engine.
     ++stats_.failures;
     if (d.local_counter <= kCounters) take_bytes(rank, d.local_counter, d.length, -EINVAL, 0);
-    s.packets_left = 1;
-    finish_packet(rank, slot);
+    f.packets_left = 1;
+    finish_packet(id);
     return;
   }
   switch (d.intent) {
     case Intent::memory_fifo:
-      s.packets_left = 1;
-      send(Info{rank, slot, 0, kFifo, rank, d.dest, 0}, kHeaderBytes + d.payload_len, d.not_before_ns);
+      f.packets_left = 1;
+      send(Info{id, 0, kFifo, rank, d.dest, 0}, kHeaderBytes + d.payload_len, d.not_before_ns);
       break;
     case Intent::counter_put:
-      s.packets_left = 1;
-      send(Info{rank, slot, 0, kCounter, rank, d.dest, 0}, kHeaderBytes, d.not_before_ns);
+      f.packets_left = 1;
+      send(Info{id, 0, kCounter, rank, d.dest, 0}, kHeaderBytes, d.not_before_ns);
       break;
     case Intent::remote_get:
       // The request travels to the data's owner, whose unit sends the data back (seed 004's remote get).
-      s.packets_left = 1 + data_packets(d.length);
-      send(Info{rank, slot, 0, kRequest, rank, d.dest, 0}, kHeaderBytes, d.not_before_ns);
+      f.packets_left = 1 + data_packets(d.length);
+      send(Info{id, 0, kRequest, rank, d.dest, 0}, kHeaderBytes, d.not_before_ns);
       break;
     case Intent::direct_put:
-      s.packets_left = data_packets(d.length);
-      send_data(rank, slot, rank, d.dest, d.not_before_ns);
+      f.packets_left = data_packets(d.length);
+      send_data(id, rank, d.dest, d.not_before_ns);
       break;
   }
 }
@@ -198,8 +221,7 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
   const Info info = e->infos_[p.id];
   e->free_ids_.push_back(uint32_t(p.id));
   ++e->stats_.dropped;
-  Slot &s = e->slots_[info.origin][info.slot];
-  const Descriptor &d = s.d;
+  const Flow &d = e->flows_[info.flow];
   const std::string where = link_name(e->geometry_, node, dim, dir);
   static const char *const kinds[] = {"memory-FIFO packet", "counter put", "remote-get request",
                                       "data packet"};
@@ -226,34 +248,34 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
       break;
     case kRequest: {
       // No data will come: the origin's counter gets all of it, failed, and the data packets are done.
-      note_failure(e->area_, info.origin, kinds[info.kind], info.from, info.to, where);
-      e->take_bytes(info.origin, d.local_counter, d.length, -ENOLINK, info.vt);
-      for (uint32_t n = data_packets(d.length); n-- > 0;) e->finish_packet(info.origin, info.slot);
+      note_failure(e->area_, d.origin, kinds[info.kind], info.from, info.to, where);
+      e->take_bytes(d.origin, d.local_counter, d.length, -ENOLINK, info.vt);
+      for (uint32_t n = data_packets(d.length); n-- > 0;) e->finish_packet(info.flow);
       break;
     }
     case kData:
-      note_failure(e->area_, info.origin, kinds[info.kind], info.from, info.to, where);
-      e->take_bytes(info.origin, d.local_counter, info.bytes, -ENOLINK, info.vt);
+      note_failure(e->area_, d.origin, kinds[info.kind], info.from, info.to, where);
+      e->take_bytes(d.origin, d.local_counter, info.bytes, -ENOLINK, info.vt);
       if (d.intent == Intent::direct_put) {
         note_failure(e->area_, d.dest, kinds[info.kind], info.from, info.to, where);
         e->take_bytes(d.dest, d.remote_counter, info.bytes, -ENOLINK, info.vt);
       }
       break;
   }
-  e->finish_packet(info.origin, info.slot);
+  e->finish_packet(info.flow);
 }
 
 // A memory-FIFO packet's bytes into its reception slot: the header and payload from the lookaside slot,
 // or a pattern's header and its payload read from the origin's memory (kFromMemory). False when the
 // origin's memory could not be read: the destination learns it as a lost packet.
 bool Engine::fill_fifo_payload(const Info &info, ReceptionSlot &r) {
-  const Descriptor &d = slots_[info.origin][info.slot].d;
-  RankBlock *from = rank_block(area_, info.origin);
-  if (info.slot < kInjectionSlots) {
-    std::memcpy(r.payload, from->lookaside[info.slot], d.payload_len);
+  const Flow &d = flows_[info.flow];
+  RankBlock *from = rank_block(area_, d.origin);
+  if (d.slot < kInjectionSlots) {
+    std::memcpy(r.payload, from->lookaside[d.slot], d.payload_len);
     return true;
   }
-  std::memcpy(r.payload, fifo_header(info), d.hdr_len);
+  std::memcpy(r.payload, fifo_header(d), d.hdr_len);
   const size_t n = size_t(d.payload_len) - d.hdr_len;
   if (n == 0) return true;
   struct iovec here = {r.payload + d.hdr_len, n};
@@ -265,7 +287,7 @@ bool Engine::fill_fifo_payload(const Info &info, ReceptionSlot &r) {
   if (to->lost.load(std::memory_order_relaxed) == 0)
     std::snprintf(to->lost_what, sizeof to->lost_what,
                   "the torus engine could not read rank %u's send buffer for a replayed message: %s",
-                  info.origin, std::strerror(errno));
+                  d.origin, std::strerror(errno));
   to->lost.fetch_add(1, std::memory_order_release);
   (void)to->bell.ring();
   ++stats_.failures;
@@ -275,8 +297,8 @@ bool Engine::fill_fifo_payload(const Info &info, ReceptionSlot &r) {
 // A memory-FIFO packet into a reception slot (of the FIFO or a landing): its header, numbered in the
 // FIFO's sequence, and its bytes. False when they could not be read (fill_fifo_payload).
 bool Engine::write_packet(const Info &info, ReceptionSlot &r) {
-  const Descriptor &d = slots_[info.origin][info.slot].d;
-  r.h.src = info.origin;
+  const Flow &d = flows_[info.flow];
+  r.h.src = d.origin;
   r.h.dispatch = d.dispatch;
   r.h.hdr_len = d.hdr_len;
   r.h.payload_len = d.payload_len;
@@ -286,11 +308,11 @@ bool Engine::write_packet(const Info &info, ReceptionSlot &r) {
 }
 
 // A memory-FIFO packet's protocol header: in the lookaside slot, or kept beside a pattern's descriptor.
-const uint8_t *Engine::fifo_header(const Info &info) const {
-  const RankBlock *from = rank_block(area_, info.origin);
-  if (info.slot < kInjectionSlots) return from->lookaside[info.slot];
-  const uint32_t p = (info.slot - kInjectionSlots) / kPatternSlots,
-                 i = (info.slot - kInjectionSlots) % kPatternSlots;
+const uint8_t *Engine::fifo_header(const Flow &f) const {
+  const RankBlock *from = rank_block(area_, f.origin);
+  if (f.slot < kInjectionSlots) return from->lookaside[f.slot];
+  const uint32_t p = (f.slot - kInjectionSlots) / kPatternSlots,
+                 i = (f.slot - kInjectionSlots) % kPatternSlots;
   return from->patterns[p].headers[i];
 }
 
@@ -298,10 +320,10 @@ const uint8_t *Engine::fifo_header(const Info &info) const {
 // false sends it to the reception FIFO. A landing for it that is not open (closed, or still full) leaves
 // it to the FIFO too: the rank orders the two by the packets' sequence numbers.
 bool Engine::land(const Info &info, RankBlock *to, uint32_t mask) {
-  const Descriptor &d = slots_[info.origin][info.slot].d;
-  const uint8_t *hdr = fifo_header(info);
+  const Flow &d = flows_[info.flow];
+  const uint8_t *hdr = fifo_header(d);
   auto matches = [&](const Landing &l) {
-    return l.src == info.origin && l.dispatch == d.dispatch && l.key_len == d.hdr_len &&
+    return l.src == d.origin && l.dispatch == d.dispatch && l.key_len == d.hdr_len &&
            std::memcmp(l.key, hdr, d.hdr_len) == 0;
   };
   for (; mask; mask &= mask - 1) {
@@ -329,8 +351,7 @@ bool Engine::land(const Info &info, RankBlock *to, uint32_t mask) {
 
 // At the packet's destination node. False only when a reception FIFO has no room: the packet waits.
 bool Engine::deliver(const Info &info, uint16_t hops) {
-  Slot &s = slots_[info.origin][info.slot];
-  const Descriptor &d = s.d;
+  Flow &d = flows_[info.flow];
   switch (info.kind) {
     case kFifo: {
       RankBlock *to = rank_block(area_, d.dest);
@@ -347,7 +368,7 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
     }
     case kCounter: {
       // An acknowledgment of a transfer a fault failed passes the link's name on with its status.
-      RankBlock *from = rank_block(area_, info.origin), *to = rank_block(area_, d.dest);
+      RankBlock *from = rank_block(area_, d.origin), *to = rank_block(area_, d.dest);
       if (d.status == -ENOLINK && from->failed.load(std::memory_order_acquire) > 0 &&
           to->failed.load(std::memory_order_relaxed) == 0) {
         std::memcpy(to->failed_what, from->failed_what, sizeof to->failed_what);
@@ -358,17 +379,17 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
     }
     case kRequest:
       // The owner's unit answers with the data, once the request is there and its link is free.
-      send_data(info.origin, info.slot, d.dest, info.origin, info.vt);
+      send_data(info.flow, d.dest, d.origin, info.vt);
       break;
     case kData:
       // The descriptor's data moves whole with its first packet; each packet then counts its bytes.
-      if (!s.copied) {
-        s.status = copy(info.origin, info.slot);
-        s.copied = true;
-        if (s.status) ++stats_.failures;
+      if (!d.copied) {
+        d.status = copy(d);
+        d.copied = true;
+        if (d.status) ++stats_.failures;
       }
-      take_bytes(info.origin, d.local_counter, info.bytes, s.status, info.vt);
-      if (d.intent == Intent::direct_put) take_bytes(d.dest, d.remote_counter, info.bytes, s.status, info.vt);
+      take_bytes(d.origin, d.local_counter, info.bytes, d.status, info.vt);
+      if (d.intent == Intent::direct_put) take_bytes(d.dest, d.remote_counter, info.bytes, d.status, info.vt);
       break;
   }
   land(info.to, info.vt);
@@ -377,35 +398,43 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
     rank_stats_[info.from].hops += hops;
     ++rank_stats_[info.to].received;
   }
-  finish_packet(info.origin, info.slot);
+  finish_packet(info.flow);
   return true;
 }
 
-// The data packets of descriptor `slot` of `origin`, from rank `from` to rank `to`.
-void Engine::send_data(uint32_t origin, uint32_t slot, uint32_t from, uint32_t to, uint64_t not_before) {
-  const uint64_t length = slots_[origin][slot].d.length;
+// The data packets of descriptor `flow`, from rank `from` to rank `to`.
+void Engine::send_data(uint32_t flow, uint32_t from, uint32_t to, uint64_t not_before) {
+  const uint64_t length = flows_[flow].length;
   const uint32_t n = data_packets(length);
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t bytes =
         uint32_t(std::min<uint64_t>(kPacketPayload, length - uint64_t(i) * kPacketPayload));
-    send(Info{origin, slot, bytes, kData, from, to, 0}, kHeaderBytes + bytes, not_before);
+    send(Info{flow, bytes, kData, from, to, 0}, kHeaderBytes + bytes, not_before);
   }
 }
 
-void Engine::finish_packet(uint32_t rank, uint32_t slot) {
-  if (--slots_[rank][slot].packets_left != 0) return;
+void Engine::finish_packet(uint32_t flow) {
+  Flow &f = flows_[flow];
+  if (--f.packets_left != 0) return;
   --open_descriptors_;
+  const uint32_t rank = f.origin, slot = f.slot;
+  free_flows_.push_back(flow);
+  RankBlock *b = rank_block(area_, rank);
   if (slot >= kInjectionSlots) {  // a pattern's: its rank waits for every one of a start
-    RankBlock *b = rank_block(area_, rank);
     std::atomic<uint64_t> &done = b->patterns[(slot - kInjectionSlots) / kPatternSlots].done;
     done.store(done.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     (void)b->bell.ring();
     return;
   }
   // Slots free in order: inj_done passes every leading descriptor that is done.
-  RankBlock *b = rank_block(area_, rank);
+  uint64_t *bits = &done_bits_[size_t(rank) * kDoneWords];
+  bits[slot / 64] |= uint64_t(1) << (slot % 64);
   uint64_t done = b->inj_done.load(std::memory_order_relaxed);
-  while (done < taken_[rank] && slots_[rank][done % kInjectionSlots].packets_left == 0) ++done;
+  const uint64_t before = done;
+  for (uint32_t i; done < taken_[rank] && (bits[(i = uint32_t(done % kInjectionSlots)) / 64] >> (i % 64) & 1);
+       ++done)
+    bits[i / 64] &= ~(uint64_t(1) << (i % 64));
+  if (done == before) return;  // an earlier descriptor is still in flight
   b->inj_done.store(done, std::memory_order_release);
   (void)b->bell.ring();  // a rank may wait for room in its injection FIFO
 }
@@ -427,15 +456,14 @@ void Engine::take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t
 
 // The data of a put or get, from one rank's memory into another's through the engine's buffer: the
 // region's bounds are checked against the owner's base-address table first.
-int64_t Engine::copy(uint32_t rank, uint32_t slot) {
-  const Descriptor &d = slots_[rank][slot].d;
+int32_t Engine::copy(const Flow &d) {
   if (d.length == 0) return 0;
   RankBlock *peer = rank_block(area_, d.dest);
   if (d.remote_base == 0) return -EINVAL;
   const BaseEntry &e = peer->bases[d.remote_base - 1];
   const uint64_t base = e.addr.load(std::memory_order_acquire), len = e.len.load(std::memory_order_acquire);
   if (d.remote_offset > len || d.length > len - d.remote_offset) return -EFAULT;
-  const pid_t origin = rank_block(area_, rank)->pid.load(std::memory_order_acquire);
+  const pid_t origin = rank_block(area_, d.origin)->pid.load(std::memory_order_acquire);
   const pid_t target = peer->pid.load(std::memory_order_acquire);
   const bool put = d.intent == Intent::direct_put;
   const pid_t from = put ? origin : target, to = put ? target : origin;

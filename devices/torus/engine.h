@@ -71,10 +71,27 @@ class Engine {
   const Timing &timing() const { return timing_; }
 
  private:
-  struct Flow;          // a descriptor in flight
+  // A descriptor in flight: what the engine needs of it once taken (never read from shared memory
+  // again), in one cache line, from a pool the engine reuses last-freed first, so that the flows of the
+  // packets moving now stay in the cache (a per-rank array mirroring the FIFO's slots touched a cold line
+  // for every descriptor, twice).
+  struct alignas(64) Flow {
+    uint64_t length;  // the descriptor's fields the engine reads after taking it (area.h)
+    uint64_t local_addr;
+    uint64_t remote_offset;
+    uint32_t dest, remote_base, local_counter, remote_counter;
+    int32_t status;  // counter_put: the status it stores; a put or get: its copy's, once made
+    uint32_t origin;
+    uint32_t packets_left;
+    uint16_t slot;  // its injection slot, or kInjectionSlots + its pattern slot
+    uint16_t dispatch, hdr_len, payload_len;
+    Intent intent;
+    bool copied;
+  };
+  static_assert(sizeof(Flow) == 64);
+  static_assert(kInjectionSlots + kPatternFifos * kPatternSlots <= 0xffff && kInjectionSlots % 64 == 0);
   struct Info {         // what a packet in the network carries beyond its route
-    uint32_t origin;    // the rank whose descriptor it came from
-    uint32_t slot;      // that descriptor's injection slot
+    uint32_t flow;      // its descriptor's, in flows_
     uint32_t bytes;     // data bytes it counts for
     uint8_t kind;       // kRequest, kData, kFifo, kCounter
     uint32_t from, to;  // the ranks it leaves and reaches
@@ -83,20 +100,20 @@ class Engine {
   static bool arrive(void *self, const Packet &p);
   static void dropped(void *self, const Packet &p, uint32_t node, int dim, int dir);
   bool deliver(const Info &info, uint16_t hops);
-  void send_data(uint32_t origin, uint32_t slot, uint32_t from, uint32_t to, uint64_t not_before);
+  void send_data(uint32_t flow, uint32_t from, uint32_t to, uint64_t not_before);
   void take(uint32_t rank, uint64_t index);
   void take_pattern(uint32_t rank, uint32_t p, uint64_t index);
   bool take_in_order(uint32_t rank, uint64_t tail);
   void take_slot(uint32_t rank, uint32_t slot, const Descriptor &from);
   bool fill_fifo_payload(const Info &info, ReceptionSlot &r);
-  const uint8_t *fifo_header(const Info &info) const;
+  const uint8_t *fifo_header(const Flow &f) const;
   bool write_packet(const Info &info, ReceptionSlot &r);
   bool land(const Info &info, RankBlock *to, uint32_t mask);
   // Injects one packet from `info.from`'s node to `info.to`'s, leaving in the timing model when its
   // rank's injection link is free and not before `not_before`.
   void send(Info info, uint32_t wire_bytes, uint64_t not_before);
-  void finish_packet(uint32_t rank, uint32_t slot);
-  int64_t copy(uint32_t rank, uint32_t slot);
+  void finish_packet(uint32_t flow);
+  int32_t copy(const Flow &f);
   void take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status, uint64_t vt);
   uint32_t id_for(const Info &info);
 
@@ -106,18 +123,15 @@ class Engine {
   uint32_t ranks_;
   std::vector<uint32_t> node_of_;
   std::vector<Coords> coords_;  // per rank
-  // Per rank: descriptors taken (the engine's consumer index) and, per injection slot, the descriptor
-  // as taken (never read from shared memory again), packets still to deliver, and its copy's result.
-  struct Slot {
-    Descriptor d;
-    uint32_t packets_left = 0;
-    bool copied = false;
-    int64_t status = 0;
-  };
+  // Per rank: descriptors taken (the engine's consumer index), and a bit per injection slot whose
+  // descriptor is done, so that inj_done can pass them in order.
   std::vector<uint64_t> taken_;
-  std::vector<std::vector<Slot>> slots_;  // the injection FIFO's, then each pattern FIFO's
-  std::vector<uint64_t> kicks_seen_;      // per rank: RankBlock::pattern_kicks as last looked at
-  std::vector<uint64_t> pattern_taken_;   // per rank and pattern FIFO: descriptors taken
+  static constexpr size_t kDoneWords = kInjectionSlots / 64;
+  std::vector<uint64_t> done_bits_;  // [rank * kDoneWords + slot / 64]
+  std::vector<Flow> flows_;
+  std::vector<uint32_t> free_flows_;
+  std::vector<uint64_t> kicks_seen_;     // per rank: RankBlock::pattern_kicks as last looked at
+  std::vector<uint64_t> pattern_taken_;  // per rank and pattern FIFO: descriptors taken
   // Per rank, the pattern FIFOs started and not yet taken: each waits until the injection FIFO's
   // descriptors written before it are taken, so that two messages of one envelope keep their order.
   std::vector<uint32_t> starts_pending_;
