@@ -252,71 +252,86 @@ int Network::cycle() {
   Move *moves = moves_.data(), *end = moves;
   const size_t per = sources_per_node_, vcs = this->vcs();
   const size_t first = cycles_ % per;
+  const uint32_t all = uint32_t((uint64_t(1) << per) - 1);
+  const uint32_t depth = uint32_t(depth_);
   for (uint32_t v = 0; v < n; ++v) {
     if (queued_[v] == 0) continue;
+    const uint8_t *dor_row = dor_.empty() ? nullptr : &dor_[size_t(v) * n];
     // This node's sources that hold packets, in their fixed order rotated by the cycle so that none
-    // starves: the bits from `first` up, then those below it.
+    // starves: source `first` as bit 0, the sources below it after the last.
     const uint32_t busy = busy_sources_[v];
-    for (uint32_t part : {busy & ~((1u << first) - 1), busy & ((1u << first) - 1)})
-      for (; part; part &= part - 1) {
-        const size_t i = size_t(__builtin_ctz(part));
-        Packet &at_front = front(v, i);
-        Packet p = at_front;
-        const int8_t dim_before = p.dim;
-        const bool rerouted_before = p.rerouted;
-        Next next;
-        const uint8_t port = p.rerouted || faults_ || dor_.empty() ? kNoWay : dor_[size_t(v) * n + p.dst];
-        if (port == kHere) {
-          next = kArrived;
-        } else if (port != kNoWay) {  // the common case, inline: dimension order, no fault to check
-          p.dim = int8_t(port / 2);
-          p.dir = int8_t(port % 2 ? 1 : -1);
-          next = kHop;
-        } else {
-          next = next_hop(p, v);
-        }
-        if (next == kArrived) {
-          if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
-          at_front = p;
-          *end++ = Move{v, kNoBuffer, 0, uint8_t(i), false};
-          continue;
-        }
-        if (next == kStuck) {  // every way on is down: it leaves the network here
-          const size_t l = link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1);
-          at_front = p;
-          *end++ = Move{v, kNoBuffer, uint32_t(l), uint8_t(i), true};
-          ++dropped_[l];
-          continue;
-        }
-        const size_t l = link(v, p.dim, p.dir);
+    for (uint32_t rot = ((busy >> first) | (busy << (per - first))) & all; rot; rot &= rot - 1) {
+      size_t i = size_t(__builtin_ctz(rot)) + first;
+      if (i >= per) i -= per;
+      Packet &at_front = front(v, i);
+      // The common case first: dimension order, no fault to check, decided on the packet where it
+      // waits and written there only if it moves (a packet examined may wait, for a link or a credit).
+      if (const uint8_t port = at_front.rerouted || faults_ || !dor_row ? kNoWay : dor_row[at_front.dst];
+          port == kHere) {
+        if (accept_ && !accept_(accept_arg_, at_front)) continue;  // no room at the destination: it waits
+        *end++ = Move{v, kNoBuffer, 0, uint8_t(i), false};
+        continue;
+      } else if (port != kNoWay) {
+        const uint32_t l = uint32_t(v * ports_ + port);
         if (link_used_[l] == stamp) continue;
-        if (faults_ && drops(l)) {  // it crosses the link and is lost
-          link_used_[l] = stamp;
-          at_front = p;
-          *end++ = Move{v, kNoBuffer, uint32_t(l), uint8_t(i), true};
-          ++dropped_[l];
-          continue;
-        }
-        uint8_t vc;
-        if (p.rerouted) [[unlikely]] {
-          vc = uint8_t(channels_);
-          if (place_[neighbour_[v][size_t(p.dim) * 2 + (p.dir > 0)]] > place_[v]) p.descending = true;
-        } else {
-          vc = p.dim == dim_before ? p.vc : 0;
-          if (dateline_[v] >> (size_t(p.dim) * 2 + (p.dir > 0)) & 1u) vc = 1;
-        }
-        const size_t b = l * vcs + vc;
-        // No credit: it waits. (A link carries one packet a cycle, so nothing else joins b this cycle.)
-        if (rings_[b].count >= uint32_t(depth_)) continue;
+        const int8_t dim = int8_t(port / 2);
+        uint8_t vc = dim == at_front.dim ? at_front.vc : 0;
+        if (dateline_[v] >> port & 1u) vc = 1;
+        const uint32_t b = uint32_t(l * vcs + vc);
+        if (rings_[b].count >= depth) continue;  // no credit: it waits
         link_used_[l] = stamp;
-        p.vc = vc;
-        ++p.hops;
-        if (p.rerouted && !rerouted_before) ++rerouted_;
-        at_front = p;
-        *end++ = Move{v, uint32_t(b), uint32_t(l), uint8_t(i), false};
+        at_front.dim = dim;
+        at_front.dir = int8_t(port % 2 ? 1 : -1);
+        at_front.vc = vc;
+        ++at_front.hops;
+        *end++ = Move{v, b, l, uint8_t(i), false};
+        continue;
       }
+      Packet p = at_front;
+      const int8_t dim_before = p.dim;
+      const bool rerouted_before = p.rerouted;
+      const Next next = next_hop(p, v);
+      if (next == kArrived) {
+        if (accept_ && !accept_(accept_arg_, p)) continue;  // no room at the destination: it waits
+        at_front = p;
+        *end++ = Move{v, kNoBuffer, 0, uint8_t(i), false};
+        continue;
+      }
+      if (next == kStuck) {  // every way on is down: it leaves the network here
+        const size_t l = link(v, p.dim < 0 ? 0 : p.dim, p.dir ? p.dir : 1);
+        at_front = p;
+        *end++ = Move{v, kNoBuffer, uint32_t(l), uint8_t(i), true};
+        ++dropped_[l];
+        continue;
+      }
+      const size_t l = link(v, p.dim, p.dir);
+      if (link_used_[l] == stamp) continue;
+      if (faults_ && drops(l)) {  // it crosses the link and is lost
+        link_used_[l] = stamp;
+        at_front = p;
+        *end++ = Move{v, kNoBuffer, uint32_t(l), uint8_t(i), true};
+        ++dropped_[l];
+        continue;
+      }
+      uint8_t vc;
+      if (p.rerouted) [[unlikely]] {
+        vc = uint8_t(channels_);
+        if (place_[neighbour_[v][size_t(p.dim) * 2 + (p.dir > 0)]] > place_[v]) p.descending = true;
+      } else {
+        vc = p.dim == dim_before ? p.vc : 0;
+        if (dateline_[v] >> (size_t(p.dim) * 2 + (p.dir > 0)) & 1u) vc = 1;
+      }
+      const size_t b = l * vcs + vc;
+      // No credit: it waits. (A link carries one packet a cycle, so nothing else joins b this cycle.)
+      if (rings_[b].count >= depth) continue;
+      link_used_[l] = stamp;
+      p.vc = vc;
+      ++p.hops;
+      if (p.rerouted && !rerouted_before) ++rerouted_;
+      at_front = p;
+      *end++ = Move{v, uint32_t(b), uint32_t(l), uint8_t(i), false};
+    }
   }
-  const uint32_t depth = uint32_t(depth_);
   for (const Move &m : std::span<const Move>(moves, end)) {
     // Copied to where it goes, then off its source: a buffer that passes its front packet on may take
     // a new one this cycle (at its tail, which is never its front).
