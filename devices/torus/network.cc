@@ -283,7 +283,7 @@ int Network::cycle() {
         at_front.dim = dim;
         at_front.dir = int8_t(port % 2 ? 1 : -1);
         at_front.vc = vc;
-        ++at_front.hops;
+        at_front.hops += at_front.hops < Packet::kMaxHops;
         *end++ = Move{v, b, l, uint8_t(i), false};
         continue;
       }
@@ -326,7 +326,7 @@ int Network::cycle() {
       if (rings_[b].count >= depth) continue;
       link_used_[l] = stamp;
       p.vc = vc;
-      ++p.hops;
+      p.hops += p.hops < Packet::kMaxHops;
       if (p.rerouted && !rerouted_before) ++rerouted_;
       at_front = p;
       *end++ = Move{v, uint32_t(b), uint32_t(l), uint8_t(i), false};

@@ -32,18 +32,22 @@
 
 namespace pamir::torus {
 
+// 16 bytes, so that the links' buffers (a packet a place, 3 channels, 4 places a link) take half the
+// cache they took at 32.
 struct Packet {
+  static constexpr uint32_t kMaxHops = 2047, kMaxBytes = 1023;
   uint32_t src = 0, dst = 0;  // nodes
-  uint64_t id = 0;            // the engine's (the order it injected them in, say)
-  int8_t dim = -1;            // the dimension it travels now (-1: not started)
-  int8_t dir = 0;
-  uint8_t vc = 0;
-  bool rerouted = false;    // a fault made it leave dimension order: it travels the escape channel
-  bool descending = false;  // on the escape channel: it has taken a down link, so takes no more ups
-  uint16_t hops = 0;
-  uint16_t bytes = 0;    // on the wire, header included (the links' byte counts)
-  bool control = false;  // a request or an acknowledgment: counted apart from the data (section 3)
+  uint32_t id = 0;            // the engine's (the order it injected them in, say)
+  int32_t dim : 4 = -1;       // the dimension it travels now (-1: not started)
+  int32_t dir : 2 = 0;
+  uint32_t vc : 2 = 0;
+  uint32_t rerouted : 1 = 0;    // a fault made it leave dimension order: it travels the escape channel
+  uint32_t descending : 1 = 0;  // on the escape channel: it has taken a down link, so takes no more ups
+  uint32_t control : 1 = 0;     // a request or an acknowledgment: counted apart from the data (section 3)
+  uint32_t bytes : 10 = 0;      // on the wire, header included (the links' byte counts; kMaxBytes)
+  uint32_t hops : 11 = 0;       // links crossed, up to kMaxHops (a count that stops there)
 };
+static_assert(sizeof(Packet) == 16);
 
 class Network {
  public:
