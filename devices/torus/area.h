@@ -146,24 +146,24 @@ struct BaseEntry {
 struct alignas(64) RankBlock {
   alignas(64) std::atomic<uint64_t> inj_tail;  // rank: descriptors written
   alignas(64) std::atomic<uint64_t> inj_done;  // engine: descriptors whose every packet was delivered
+  // The line the engine reads or writes for every packet it delivers here, and the rank polls.
   alignas(64) std::atomic<uint64_t> rec_tail;  // engine: packets written
+  std::atomic<uint32_t> landing_mask;          // rank: the landings set up, which the engine looks through
   std::atomic<uint32_t> lost;  // engine: memory-FIFO packets to this rank that a fault dropped (lost_what)
-  alignas(64) std::atomic<uint64_t> rec_head;  // rank: packets consumed
-  alignas(64) dev::shm::Doorbell bell;
-  alignas(64) std::atomic<int32_t> pid;       // set once the rank has let the engine read its memory
-  std::atomic<uint32_t> state;                // kRankAbsent, kRankAttached, kRankDetached
-  std::atomic<uint64_t> descriptors_written;  // the device's count (report: zero on a replay)
+  dev::shm::Doorbell bell;
+  std::atomic<uint64_t> landed;  // engine: packets written into landings (a sleeper's check)
+  std::atomic<uint64_t> zeroed;  // engine: counters of this rank that reached zero (a sleeper's check)
+  alignas(64) std::atomic<uint64_t> rec_head;  // rank: packets consumed (the engine reads it when full)
+  alignas(64) std::atomic<int32_t> pid;        // set once the rank has let the engine read its memory
+  std::atomic<uint32_t> state;                 // kRankAbsent, kRankAttached, kRankDetached
+  std::atomic<uint64_t> descriptors_written;   // the device's count (report: zero on a replay)
   char lost_what[192];  // engine: the first lost packet's source and link, for the rank's error
   // engine: transfers on this rank's counters that a fault failed (-ENOLINK), and the first one's
   // link, for the rank's error
   std::atomic<uint32_t> failed;
   char failed_what[188];
-  std::atomic<uint64_t> zeroed;  // engine: counters of this rank that reached zero (a sleeper's check)
   Counter counters[kCounters];
   BaseEntry bases[kBases];
-  alignas(
-      64) std::atomic<uint32_t> landing_mask;  // rank: the landings set up, which the engine looks through
-  std::atomic<uint64_t> landed;                // engine: packets written into landings (a sleeper's check)
   Landing landings[kLandings];
   alignas(64) std::atomic<uint64_t> pattern_kicks;  // rank: pattern starts (the engine looks when it moves)
   PatternFifoArea patterns[kPatternFifos];

@@ -41,6 +41,8 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
       ranks_(static_cast<AreaHeader *>(area)->ranks),
       taken_(ranks_, 0),
       done_bits_(size_t(ranks_) * kDoneWords, 0),
+      rec_head_seen_(ranks_, 0),
+      fifo_in_flight_(ranks_, 0),
       kicks_seen_(ranks_, 0),
       pattern_taken_(size_t(ranks_) * kPatternFifos, 0),
       starts_pending_(ranks_, 0),
@@ -165,6 +167,12 @@ void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {
   switch (d.intent) {
     case Intent::memory_fifo:
       f.packets_left = 1;
+      // Its bytes are read when it lands, some cycles from now: the rank wrote them on another core (or
+      // long ago), so the lines are fetched meanwhile rather than waited for then.
+      if (slot < kInjectionSlots)
+        for (uint32_t at = 0; at < d.payload_len; at += 64)
+          __builtin_prefetch(rank_block(area_, rank)->lookaside[slot] + at);
+      prefetch_reception(d.dest, d.payload_len);
       send(Info{id, 0, kFifo, rank, d.dest, 0}, kHeaderBytes + d.payload_len, d.not_before_ns);
       break;
     case Intent::counter_put:
@@ -233,6 +241,7 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
         kinds[info.kind], info.from, info.to, where.c_str());
   switch (info.kind) {
     case kFifo: {
+      --e->fifo_in_flight_[info.to];
       RankBlock *to = rank_block(e->area_, info.to);
       if (to->lost.load(std::memory_order_relaxed) == 0)
         std::snprintf(to->lost_what, sizeof to->lost_what,
@@ -349,6 +358,19 @@ bool Engine::land(const Info &info, RankBlock *to, uint32_t mask) {
   return false;
 }
 
+// The reception slot a memory-FIFO packet to `rank` will most likely take (the FIFO's tail plus the
+// packets to it still in the network), fetched for writing when the packet leaves: writing a line the
+// rank read hundreds of packets ago otherwise stalls the engine as it lands.
+void Engine::prefetch_reception(uint32_t rank, uint32_t payload_len) {
+  RankBlock *to = rank_block(area_, rank);
+  const uint64_t at = to->rec_tail.load(std::memory_order_relaxed) + fifo_in_flight_[rank]++;
+  const char *slot = reinterpret_cast<const char *>(&to->reception[at % kReceptionSlots]);
+  const uintptr_t first = reinterpret_cast<uintptr_t>(slot) & ~uintptr_t(63);
+  for (uintptr_t line = first; line < reinterpret_cast<uintptr_t>(slot) + kHeaderBytes + payload_len;
+       line += 64)
+    __builtin_prefetch(reinterpret_cast<const void *>(line), 1);
+}
+
 // At the packet's destination node. False only when a reception FIFO has no room: the packet waits.
 bool Engine::deliver(const Info &info, uint16_t hops) {
   Flow &d = flows_[info.flow];
@@ -359,7 +381,13 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
           mask && land(info, to, mask)) [[unlikely]]
         break;
       const uint64_t tail = to->rec_tail.load(std::memory_order_relaxed);
-      if (tail - to->rec_head.load(std::memory_order_acquire) >= kReceptionSlots) return false;
+      // The rank's head as last read: room it showed then is room still (the rank only frees more), so
+      // the line the rank writes as it consumes is read only when the FIFO looks full.
+      uint64_t &head = rec_head_seen_[d.dest];
+      if (tail - head >= kReceptionSlots) {
+        head = to->rec_head.load(std::memory_order_acquire);
+        if (tail - head >= kReceptionSlots) return false;
+      }
       if (write_packet(info, to->reception[tail % kReceptionSlots])) {  // else lost, and the destination told
         to->rec_tail.store(tail + 1, std::memory_order_release);
         (void)to->bell.ring();
@@ -393,6 +421,7 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
       break;
   }
   land(info.to, info.vt);
+  if (info.kind == kFifo) --fifo_in_flight_[info.to];
   if (info.kind == kFifo || info.kind == kData) {
     ++rank_stats_[info.from].injected;
     rank_stats_[info.from].hops += hops;

@@ -105,6 +105,7 @@ class Engine {
   void take_pattern(uint32_t rank, uint32_t p, uint64_t index);
   bool take_in_order(uint32_t rank, uint64_t tail);
   void take_slot(uint32_t rank, uint32_t slot, const Descriptor &from);
+  void prefetch_reception(uint32_t rank, uint32_t payload_len);
   bool fill_fifo_payload(const Info &info, ReceptionSlot &r);
   const uint8_t *fifo_header(const Flow &f) const;
   bool write_packet(const Info &info, ReceptionSlot &r);
@@ -127,7 +128,9 @@ class Engine {
   // descriptor is done, so that inj_done can pass them in order.
   std::vector<uint64_t> taken_;
   static constexpr size_t kDoneWords = kInjectionSlots / 64;
-  std::vector<uint64_t> done_bits_;  // [rank * kDoneWords + slot / 64]
+  std::vector<uint64_t> done_bits_;       // [rank * kDoneWords + slot / 64]
+  std::vector<uint64_t> rec_head_seen_;   // per rank: RankBlock::rec_head as last read
+  std::vector<uint32_t> fifo_in_flight_;  // per rank: memory-FIFO packets to it taken and not landed
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::vector<uint64_t> kicks_seen_;     // per rank: RankBlock::pattern_kicks as last looked at
