@@ -51,6 +51,10 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
       inject_free_(size_t(geometry.nodes()) * kNodeChannels, 0),
       clock_(ranks_, 0) {
   if (timing_.link_mbps == 0) timing_.link_mbps = Timing{}.link_mbps;
+  // A packet's time on a link by its size: the division, once per size rather than once per packet.
+  wire_ns_.resize(kHeaderBytes + kPacketPayload + 1);
+  for (uint32_t b = 0; b < wire_ns_.size(); ++b)
+    wire_ns_[b] = uint32_t(uint64_t(b) * 1000u / timing_.link_mbps);
   node_of_.resize(ranks_);
   coords_.resize(ranks_);
   for (uint32_t r = 0; r < ranks_; ++r) {
@@ -97,10 +101,10 @@ void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
   const int first = net_.first_port(p.src, p.dst);
   uint64_t &free_at =
       inject_free_[size_t(p.src) * kNodeChannels + size_t(first < 0 ? kNodeChannels - 1 : first)];
-  const uint64_t depart = std::max(free_at, not_before) + uint64_t(wire_bytes) * 1000u / timing_.link_mbps;
+  const uint64_t depart = std::max(free_at, not_before) + wire_ns_[wire_bytes];
   free_at = depart;
   land(info.from, depart);
-  info.vt = depart + uint64_t(net_.hops(p.src, p.dst)) * timing_.hop_ns;
+  info.vt = depart;  // its arrival adds the hops it took (arrive(), dropped())
   p.id = id_for(info);
   net_.inject(p);
   ++stats_.packets;
@@ -193,7 +197,8 @@ void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {
 
 bool Engine::arrive(void *self, const Packet &p) {
   auto *e = static_cast<Engine *>(self);
-  const Info info = e->infos_[p.id];  // a copy: deliver() may inject, and grow infos_
+  Info info = e->infos_[p.id];  // a copy: deliver() may inject, and grow infos_
+  info.vt += uint64_t(p.hops) * e->timing_.hop_ns;
   if (!e->deliver(info, p.hops)) return false;
   e->free_ids_.push_back(uint32_t(p.id));
   return true;
@@ -226,7 +231,8 @@ void note_failure(void *area, uint32_t rank, const char *kind, uint32_t from, ui
 
 void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int dir) {
   auto *e = static_cast<Engine *>(self);
-  const Info info = e->infos_[p.id];
+  Info info = e->infos_[p.id];
+  info.vt += uint64_t(p.hops) * e->timing_.hop_ns;  // where it was lost
   e->free_ids_.push_back(uint32_t(p.id));
   ++e->stats_.dropped;
   const Flow &d = e->flows_[info.flow];

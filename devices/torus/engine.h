@@ -95,7 +95,7 @@ class Engine {
     uint32_t bytes;     // data bytes it counts for
     uint8_t kind;       // kRequest, kData, kFifo, kCounter
     uint32_t from, to;  // the ranks it leaves and reaches
-    uint64_t vt;        // its arrival in the timing model
+    uint64_t vt;        // the timing model's: its departure, and at its destination its arrival
   };
   static bool arrive(void *self, const Packet &p);
   static void dropped(void *self, const Packet &p, uint32_t node, int dim, int dir);
@@ -151,6 +151,7 @@ class Engine {
   // (virtual ns).
   static constexpr size_t kNodeChannels = kMaxDims * 2 + 1;
   std::vector<uint64_t> inject_free_;
+  std::vector<uint32_t> wire_ns_;  // by bytes on the wire: the time a link takes to send them
   std::vector<uint64_t> clock_;
   void land(uint32_t rank, uint64_t vt) {
     if (vt > clock_[rank]) clock_[rank] = vt;

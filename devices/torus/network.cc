@@ -75,14 +75,6 @@ Network::Network(const Geometry &g, int depth, int channels)
     dor_.resize(size_t(n) * n);
     for (uint32_t v = 0; v < n; ++v)
       for (uint32_t dst = 0; dst < n; ++dst) dor_[size_t(v) * n + dst] = dor_port(v, dst);
-    int longest = 0;  // the most hops a route can take: half of each ring
-    for (int d = 0; d < g.ndims(); ++d) longest += g.size(d) / 2;
-    if (longest < 256) {
-      route_hops_.resize(size_t(n) * n);
-      for (uint32_t v = 0; v < n; ++v)
-        for (uint32_t dst = 0; dst < n; ++dst)
-          route_hops_[size_t(v) * n + dst] = uint8_t(g.hops(node_coords_[v], node_coords_[dst]));
-    }
   }
 }
 

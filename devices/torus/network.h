@@ -52,15 +52,11 @@ static_assert(sizeof(Packet) == 16);
 class Network {
  public:
   // Dimension order's first port from node to dst (dim * 2 + (dir > 0), Geometry::first_link's), or -1
-  // when dst is node; and the shortest route's hops (Geometry::hops). From tables where they exist: the
-  // engine's timing model asks both for every packet, and the arithmetic divides twice a dimension.
+  // when dst is node. From the routes' table where it exists: the engine's timing model asks for every
+  // packet, and the arithmetic divides twice a dimension.
   int first_port(uint32_t node, uint32_t dst) const {
     const uint8_t p = dor_.empty() ? dor_port(node, dst) : dor_[size_t(node) * g_.nodes() + dst];
     return p == kHere ? -1 : int(p);
-  }
-  uint32_t hops(uint32_t node, uint32_t dst) const {
-    return route_hops_.empty() ? uint32_t(g_.hops(node_coords_[node], node_coords_[dst]))
-                               : route_hops_[size_t(node) * g_.nodes() + dst];
   }
 
   // `depth`: packets each virtual channel's buffer holds at the receiving end of a link.
@@ -169,7 +165,6 @@ class Network {
   static constexpr uint8_t kHere = 0xfe;
   static constexpr uint32_t kTableNodes = 2048;
   std::vector<uint8_t> dor_;
-  std::vector<uint8_t> route_hops_;  // the shortest route's hops, node to destination (with dor_, when < 256)
   // Per node, a bit per port whose link is its ring's wrap-around (the dateline), with two channels.
   std::vector<uint16_t> dateline_;
   uint8_t dor_port(uint32_t node, uint32_t dst) const;
