@@ -20,6 +20,7 @@ namespace {
 
 enum : uint8_t { kFifo, kCounter, kRequest, kData };
 constexpr uint32_t kHeaderBytes = sizeof(PacketHeader);
+static_assert(kHeaderBytes + kPacketPayload <= Packet::kMaxBytes, "a packet's wire bytes fit its bit-field");
 constexpr size_t kBounceBytes = size_t(1) << 20;
 
 uint32_t data_packets(uint64_t length) {
