@@ -467,9 +467,13 @@ void Engine::finish_packet(uint32_t flow) {
   bits[slot / 64] |= uint64_t(1) << (slot % 64);
   uint64_t done = b->inj_done.load(std::memory_order_relaxed);
   const uint64_t before = done;
-  for (uint32_t i; done < taken_[rank] && (bits[(i = uint32_t(done % kInjectionSlots)) / 64] >> (i % 64) & 1);
-       ++done)
-    bits[i / 64] &= ~(uint64_t(1) << (i % 64));
+  for (; done < taken_[rank]; ++done) {
+    const uint32_t i = uint32_t(done % kInjectionSlots);
+    uint64_t &word = bits[i / 64];
+    const uint64_t bit = uint64_t(1) << (i % 64);
+    if (!(word & bit)) break;
+    word &= ~bit;
+  }
   if (done == before) return;  // an earlier descriptor is still in flight
   b->inj_done.store(done, std::memory_order_release);
   (void)b->bell.ring();  // a rank may wait for room in its injection FIFO
