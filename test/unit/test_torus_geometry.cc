@@ -285,8 +285,8 @@ TEST(TorusNetwork, APacketWithNoWayLeftNamesTheLinkItMet) {
   EXPECT_EQ(net.delivered().size(), 1u);
 }
 
-// The network's tables of first ports and hops (what the engine's timing model reads per packet) agree
-// with the geometry's arithmetic for every pair of nodes, ties and wrap-arounds included.
+// The network's table of first ports (what the engine's timing model reads per packet) agrees with the
+// geometry's arithmetic for every pair of nodes, ties and wrap-arounds included.
 TEST(TorusNetwork, FirstPortsMatchTheGeometry) {
   const struct {
     uint32_t ranks;
