@@ -57,11 +57,7 @@ Engine::Engine(void *area, const Geometry &geometry, int depth, Timing timing)
   for (uint32_t b = 0; b < wire_ns_.size(); ++b)
     wire_ns_[b] = uint32_t(uint64_t(b) * 1000u / timing_.link_mbps);
   node_of_.resize(ranks_);
-  coords_.resize(ranks_);
-  for (uint32_t r = 0; r < ranks_; ++r) {
-    coords_[r] = geometry_.coords(r);
-    node_of_[r] = geometry_.node(coords_[r]);
-  }
+  for (uint32_t r = 0; r < ranks_; ++r) node_of_[r] = geometry_.node(geometry_.coords(r));
   // The engine rings a rank's doorbell for every packet and counter it writes: registered for the
   // sleepers' barrier (doorbell.h), it rings without a fence, which would wait for each packet's stores.
   dev::shm::unfence_ringers();
@@ -127,8 +123,7 @@ void Engine::take_pattern(uint32_t rank, uint32_t p, uint64_t index) {
   take_slot(rank, kInjectionSlots + p * kPatternSlots + i, d);
 }
 
-void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {
-  const Descriptor d = from;  // read once: the rank may write the slot again, the checks are on this copy
+void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &d) {
   uint32_t id;
   if (free_flows_.empty()) {
     id = uint32_t(flows_.size());
@@ -137,6 +132,8 @@ void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {
     id = free_flows_.back();
     free_flows_.pop_back();
   }
+  // Each field read once from the rank's slot, which the rank may write again: the checks and the rest
+  // read the flow.
   Flow &f = flows_[id];
   f.length = d.length;
   f.local_addr = d.local_addr;
@@ -153,45 +150,46 @@ void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &from) {
   f.payload_len = d.payload_len;
   f.intent = d.intent;
   f.copied = false;
+  const uint64_t not_before = d.not_before_ns;
   ++stats_.descriptors;
   ++open_descriptors_;
   const bool valid =
-      d.dest < ranks_ && d.local_counter <= kCounters && d.remote_counter <= kCounters &&
-      d.remote_base <= kBases &&
-      (d.intent != Intent::memory_fifo || (d.hdr_len <= d.payload_len && d.payload_len <= kPacketPayload)) &&
-      (d.intent == Intent::memory_fifo || d.intent == Intent::direct_put || d.intent == Intent::remote_get ||
-       d.intent == Intent::counter_put);
+      f.dest < ranks_ && f.local_counter <= kCounters && f.remote_counter <= kCounters &&
+      f.remote_base <= kBases &&
+      (f.intent != Intent::memory_fifo || (f.hdr_len <= f.payload_len && f.payload_len <= kPacketPayload)) &&
+      (f.intent == Intent::memory_fifo || f.intent == Intent::direct_put || f.intent == Intent::remote_get ||
+       f.intent == Intent::counter_put);
   if (!valid) {
     // Nothing the device writes: a stray descriptor fails alone, its counter told, never the engine.
     ++stats_.failures;
-    if (d.local_counter <= kCounters) take_bytes(rank, d.local_counter, d.length, -EINVAL, 0);
+    if (f.local_counter <= kCounters) take_bytes(rank, f.local_counter, f.length, -EINVAL, 0);
     f.packets_left = 1;
     finish_packet(id);
     return;
   }
-  switch (d.intent) {
+  switch (f.intent) {
     case Intent::memory_fifo:
       f.packets_left = 1;
       // Its bytes are read when it lands, some cycles from now: the rank wrote them on another core (or
       // long ago), so the lines are fetched meanwhile rather than waited for then.
       if (slot < kInjectionSlots)
-        for (uint32_t at = 0; at < d.payload_len; at += 64)
+        for (uint32_t at = 0; at < f.payload_len; at += 64)
           __builtin_prefetch(rank_block(area_, rank)->lookaside[slot] + at);
-      prefetch_reception(d.dest, d.payload_len);
-      send(Info{id, 0, kFifo, rank, d.dest, 0}, kHeaderBytes + d.payload_len, d.not_before_ns);
+      prefetch_reception(f.dest, f.payload_len);
+      send(Info{id, 0, kFifo, rank, f.dest, 0}, kHeaderBytes + f.payload_len, not_before);
       break;
     case Intent::counter_put:
       f.packets_left = 1;
-      send(Info{id, 0, kCounter, rank, d.dest, 0}, kHeaderBytes, d.not_before_ns);
+      send(Info{id, 0, kCounter, rank, f.dest, 0}, kHeaderBytes, not_before);
       break;
     case Intent::remote_get:
       // The request travels to the data's owner, whose unit sends the data back (seed 004's remote get).
-      f.packets_left = 1 + data_packets(d.length);
-      send(Info{id, 0, kRequest, rank, d.dest, 0}, kHeaderBytes, d.not_before_ns);
+      f.packets_left = 1 + data_packets(f.length);
+      send(Info{id, 0, kRequest, rank, f.dest, 0}, kHeaderBytes, not_before);
       break;
     case Intent::direct_put:
-      f.packets_left = data_packets(d.length);
-      send_data(id, rank, d.dest, d.not_before_ns);
+      f.packets_left = data_packets(f.length);
+      send_data(id, rank, f.dest, not_before);
       break;
   }
 }

@@ -123,7 +123,6 @@ class Engine {
   Network net_;
   uint32_t ranks_;
   std::vector<uint32_t> node_of_;
-  std::vector<Coords> coords_;  // per rank
   // Per rank: descriptors taken (the engine's consumer index), and a bit per injection slot whose
   // descriptor is done, so that inj_done can pass them in order.
   std::vector<uint64_t> taken_;
