@@ -167,7 +167,7 @@ int Sched::reap() {
   if (replay_)
     if (int e = replay_->end_phase(); e && !err) err = e;
   auto reap_one = [this, &err](Request *r) {
-    if (r->vt > vt_) vt_ = r->vt;
+    vt_raise(vt_, r->vt);
     Err e = r->status.error;
     // A collective's message sizes are fixed by the call: a different length means the ranks disagree
     // on a count or datatype.

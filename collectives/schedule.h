@@ -258,7 +258,7 @@ class Sched {
   bool on_memory() const { return cond_ != nullptr; }
   // The timing model's clock of this collective (pami/vclock.h): the caller's stamp at its start,
   // raised to each message a finished step took. Its messages are posted with it.
-  uint64_t vt() const { return vt_; }
+  Vt vt() const { return vt_; }
   // A persistent collective's start: its messages are recorded or replayed (collectives/replay.h).
   void replay_with(Replay *r) { replay_ = r; }
 
@@ -294,7 +294,7 @@ class Sched {
   Cond cond_ = nullptr;
   const void *cond_arg_ = nullptr;
   std::coroutine_handle<> resume_;
-  uint64_t vt_ = 0;
+  Vt vt_;
 };
 
 // Runs a task to its end on the calling thread (a blocking collective); 0 or a pamir::Err value.

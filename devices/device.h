@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "pami/vclock.h"
+
 namespace pamir {
 class Bootstrap;
 }
@@ -135,7 +137,7 @@ class Device {
   virtual int64_t ack_status(uint64_t ref) const noexcept = 0;
   // The timing model's virtual arrival of the counter's last bytes (pami/vclock.h); 0 where a device
   // keeps no model.
-  virtual uint64_t ack_time(uint64_t) const noexcept { return 0; }
+  virtual Vt ack_time(uint64_t) const noexcept { return Vt{}; }
   virtual void ack_free(uint64_t ref) noexcept = 0;
   virtual void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept = 0;
 

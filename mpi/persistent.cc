@@ -90,7 +90,7 @@ inline Persistent *persistent_of(pamir::Request *h) {
 // request_error words), and the operation back to the pool.
 void finished(pamir::Request *h, pamir::Request *op) {
   h->status = op->status;
-  h->vt = std::max(h->vt, op->vt);
+  vt_raise(h->vt, op->vt);
   h->bytes = op->bytes;
   persistent_of(h)->op = nullptr;
   request_free(op);
@@ -107,7 +107,7 @@ void recorded_done(void *arg, pamir::Request *last) {
   auto *h = static_cast<pamir::Request *>(arg);
   if (last) {
     h->status = last->status;
-    h->vt = std::max(h->vt, last->vt);
+    vt_raise(h->vt, last->vt);
     h->bytes = last->bytes;
   } else {
     h->status = pamir::Status{};

@@ -291,7 +291,7 @@ int sendrecv_replace(const char *fn_, void *buf, int64_t count, MPI_Datatype dat
 void pair_part_done(pamir::Request *part) {
   auto *pair = static_cast<pamir::Request *>(part->ext);
   const Err first = pair->status.error;
-  pair->vt = std::max(pair->vt, part->vt);
+  vt_raise(pair->vt, part->vt);
   if (part->kind == ReqKind::recv) {
     pair->status = part->status;
     pair->bytes = part->bytes;

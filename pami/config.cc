@@ -58,7 +58,8 @@ Setting torus_map{"PAMIR_TORUS_MAP", "", Type::Text,
 Setting torus_report{"PAMIR_TORUS_REPORT", "", Type::Text,
                      "with PAMIR_DEVICE=torus: a file the engine writes at the end of the job, a JSON "
                      "report of the packets and bytes on every link and direction, each rank's packets "
-                     "and hops, and (apart) the timing model's figures (empty: none)",
+                     "and hops, and (apart) the timing model's figures, its virtual times worked out "
+                     "again after the run so that they repeat (empty: none)",
                      nullptr};
 Setting torus_fault{
     "PAMIR_TORUS_FAULT", "", Type::Text,

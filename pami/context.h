@@ -362,7 +362,7 @@ class Context {
     bool kept = false;    // a message that landed before its receive started, in `data`
     bool reopen = false;  // shut for a message of its envelope: open again once that is delivered
     uint32_t len = 0;
-    uint64_t vt = 0;
+    Vt vt;
     uint8_t data[kLandingKeep];
   };
   std::unique_ptr<Landing[]> landings_;  // kMaxLandings, made at the first landing_add

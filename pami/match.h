@@ -61,7 +61,7 @@ struct Unexpected : ListNode {
   uint64_t seq = 0;  // its place in its context's arrival order (Matcher::add_unexpected)
   RdvSource rdv{};
   uint64_t sig = 0;  // hash of the message's type signature (0: not checked)
-  uint64_t vt = 0;   // the timing model's arrival of its latest packet (pami/vclock.h)
+  Vt vt;             // the timing model's arrival of its latest packet (pami/vclock.h)
   alignas(16) uint8_t inline_data[kInline];
 };
 

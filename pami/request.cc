@@ -27,8 +27,6 @@ Pool &pool() {
 }
 }  // namespace
 
-VirtualClock g_vclock;
-
 Request *request_alloc(ReqKind kind) {
   Pool &p = pool();
   if (p.free.empty()) p.grow();

@@ -105,7 +105,7 @@ struct Request : ListNode {
   void *ext = nullptr;
   void (*on_complete)(Request *) = nullptr;  // called once when `complete` becomes true
   // The timing model's (pami/vclock.h): the stamp it was posted with, raised to what completed it.
-  uint64_t vt = 0;
+  Vt vt;
 };
 
 // The request pool: a free list over slabs that are never returned, so reading a stale handle's magic
@@ -130,7 +130,7 @@ inline void reset_protocol_state(Request *r) {
 }
 
 inline void request_complete(Request *r) {
-  if (g_vclock.arrival > r->vt) r->vt = g_vclock.arrival;
+  vt_raise(r->vt, g_vclock.arrival);
   r->complete = true;
   if (r->on_complete) r->on_complete(r);
 }

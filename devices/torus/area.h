@@ -32,7 +32,7 @@
 
 namespace pamir::torus {
 
-constexpr uint64_t kAreaMagic = 0x31737572'6f74504dull;  // "MPtorus1"
+constexpr uint64_t kAreaMagic = 0x32737572'6f74504dull;  // "MPtorus2"
 constexpr uint32_t kPacketPayload = 512;                 // seed 004: "a packet could be ... up to 512 bytes"
 constexpr uint32_t kInjectionSlots = 256;
 constexpr uint32_t kReceptionSlots = 512;
@@ -54,7 +54,8 @@ enum class Intent : uint8_t {
 
 struct Descriptor {
   Intent intent = Intent::memory_fifo;
-  uint8_t hints = 0;         // routing hints (0: dimension order, the only one so far)
+  uint8_t hints : 4 = 0;     // routing hints (0: dimension order, the only one so far)
+  uint8_t flags : 4 = 0;     // kFromMemory
   uint16_t dispatch = 0;     // memory_fifo: the device's dispatch id
   uint32_t dest = 0;         // destination task
   uint16_t hdr_len = 0;      // memory_fifo: protocol header bytes at the start of the lookaside payload
@@ -66,9 +67,10 @@ struct Descriptor {
   uint32_t local_counter = 0;   // index + 1 of the origin's counter that the landed bytes take from (0: none)
   uint32_t remote_counter = 0;  // index + 1 of the destination's counter (direct_put, counter_put; 0: none)
   int32_t status = 0;           // counter_put: stored in the destination's counter when nonzero
-  uint32_t flags = 0;           // kFromMemory
   // The timing model's (section 2): the rank's stamp when it wrote this, from what its program had
-  // completed (pami/vclock.h); the descriptor starts no earlier.
+  // completed (pami/vclock.h); the descriptor starts no earlier. And the stamp's expression, for the
+  // replay after the run.
+  uint32_t not_before_x = 0;
   uint64_t not_before_ns = 0;
 };
 static_assert(sizeof(Descriptor) == 64);
@@ -85,6 +87,7 @@ struct alignas(64) PatternFifoArea {
   // The timing model's: the rank's stamp at the latest start (its descriptors leave no earlier). A start
   // waits for the previous one's sends to be carried, so one value serves, as for the next two.
   std::atomic<uint64_t> start_ns;
+  std::atomic<uint32_t> start_x;  // and its expression (pami/vclock.h)
   // Where the latest start falls among the rank's other sends (MPI's order between two messages of one
   // envelope): the injection FIFO's descriptors written before it, and the rank's pattern_kicks it set.
   // The engine takes the start after the first and in the order of the second.
@@ -101,7 +104,7 @@ struct PacketHeader {
   uint16_t dispatch;
   uint16_t hdr_len;
   uint32_t payload_len;
-  uint32_t pad;
+  uint32_t vt_x;   // the expression of its arrival (pami/vclock.h): the replay's
   uint64_t seq;    // the engine's count of packets into this FIFO (a check, and the tests')
   uint64_t vt_ns;  // the timing model's arrival time
 };
@@ -116,7 +119,8 @@ struct Counter {
   std::atomic<int64_t> value;   // bytes still to land; the owner arms it, the engine takes from it
   std::atomic<int64_t> status;  // 0, or the first failure's -errno
   std::atomic<uint64_t> vt_ns;  // the timing model's time of the latest bytes to land
-  uint64_t pad;
+  std::atomic<uint32_t> vt_x;   // and its expression (pami/vclock.h)
+  uint32_t pad;
 };
 static_assert(sizeof(Counter) == 32 && std::atomic<int64_t>::is_always_lock_free);
 

@@ -18,7 +18,6 @@
 namespace pamir::torus {
 namespace {
 
-enum : uint8_t { kFifo, kCounter, kRequest, kData };
 constexpr uint32_t kHeaderBytes = sizeof(PacketHeader);
 static_assert(kHeaderBytes + kPacketPayload <= Packet::kMaxBytes, "a packet's wire bytes fit its bit-field");
 constexpr size_t kBounceBytes = size_t(1) << 20;
@@ -76,7 +75,7 @@ bool Engine::work_waiting() const {
   return false;
 }
 
-uint32_t Engine::id_for(const Info &info) {
+inline uint32_t Engine::id_for(const Info &info) {
   if (free_ids_.empty()) {
     infos_.push_back(info);
     return uint32_t(infos_.size() - 1);
@@ -111,7 +110,7 @@ void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
 // Takes descriptor `index` of `rank`: checks it, keeps a copy, and injects its first packets.
 void Engine::take(uint32_t rank, uint64_t index) {
   const uint32_t slot = uint32_t(index % kInjectionSlots);
-  take_slot(rank, slot, rank_block(area_, rank)->injection[slot]);
+  take_slot(rank, slot, rank_block(area_, rank)->injection[slot], index);
 }
 
 // Descriptor `index` of pattern FIFO `p`: the same `size` descriptors walked again at every start.
@@ -120,10 +119,14 @@ void Engine::take_pattern(uint32_t rank, uint32_t p, uint64_t index) {
   const uint32_t i = f.size ? uint32_t(index % std::min(f.size, kPatternSlots)) : 0;
   Descriptor d = f.slots[i];  // written once; this start leaves no earlier than its stamp
   d.not_before_ns = std::max(d.not_before_ns, f.start_ns.load(std::memory_order_relaxed));
-  take_slot(rank, kInjectionSlots + p * kPatternSlots + i, d);
+  if (log_.on)
+    d.not_before_x =
+        log_.later(rank_ref(rank, d.not_before_x), rank_ref(rank, f.start_x.load(std::memory_order_relaxed)));
+  // After the injection FIFO's descriptors of equal stamps, in the pattern's order.
+  take_slot(rank, kInjectionSlots + p * kPatternSlots + i, d, uint64_t(p + 1) << 48 | index);
 }
 
-void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &d) {
+void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &d, uint64_t order) {
   uint32_t id;
   if (free_flows_.empty()) {
     id = uint32_t(flows_.size());
@@ -162,11 +165,13 @@ void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &d) {
   if (!valid) {
     // Nothing the device writes: a stray descriptor fails alone, its counter told, never the engine.
     ++stats_.failures;
-    if (f.local_counter <= kCounters) take_bytes(rank, f.local_counter, f.length, -EINVAL, 0);
+    if (f.local_counter <= kCounters) take_bytes(rank, f.local_counter, f.length, -EINVAL, 0, 0);
     f.packets_left = 1;
     finish_packet(id);
     return;
   }
+  if (log_.on) [[unlikely]]
+    record_descriptor(rank, id, d.not_before_x, order);
   switch (f.intent) {
     case Intent::memory_fifo:
       f.packets_left = 1;
@@ -198,6 +203,8 @@ bool Engine::arrive(void *self, const Packet &p) {
   auto *e = static_cast<Engine *>(self);
   Info info = e->infos_[p.id];  // a copy: deliver() may inject, and grow infos_
   info.vt += uint64_t(p.hops) * e->timing_.hop_ns;
+  if (e->log_.on) [[unlikely]]
+    e->note_hops(info, p.hops);
   if (!e->deliver(info, p.hops)) return false;
   e->free_ids_.push_back(uint32_t(p.id));
   return true;
@@ -232,6 +239,8 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
   auto *e = static_cast<Engine *>(self);
   Info info = e->infos_[p.id];
   info.vt += uint64_t(p.hops) * e->timing_.hop_ns;  // where it was lost
+  if (e->log_.on) [[unlikely]]
+    e->note_hops(info, p.hops);
   e->free_ids_.push_back(uint32_t(p.id));
   ++e->stats_.dropped;
   const Flow &d = e->flows_[info.flow];
@@ -258,21 +267,21 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
     }
     case kCounter:
       note_failure(e->area_, d.dest, kinds[info.kind], info.from, info.to, where);
-      e->take_bytes(d.dest, d.remote_counter, d.length, -ENOLINK, info.vt);
+      e->take_bytes(d.dest, d.remote_counter, d.length, -ENOLINK, info.vt, e->arrival_x(info));
       break;
     case kRequest: {
       // No data will come: the origin's counter gets all of it, failed, and the data packets are done.
       note_failure(e->area_, d.origin, kinds[info.kind], info.from, info.to, where);
-      e->take_bytes(d.origin, d.local_counter, d.length, -ENOLINK, info.vt);
+      e->take_bytes(d.origin, d.local_counter, d.length, -ENOLINK, info.vt, e->arrival_x(info));
       for (uint32_t n = data_packets(d.length); n-- > 0;) e->finish_packet(info.flow);
       break;
     }
     case kData:
       note_failure(e->area_, d.origin, kinds[info.kind], info.from, info.to, where);
-      e->take_bytes(d.origin, d.local_counter, info.bytes, -ENOLINK, info.vt);
+      e->take_bytes(d.origin, d.local_counter, info.bytes, -ENOLINK, info.vt, e->arrival_x(info));
       if (d.intent == Intent::direct_put) {
         note_failure(e->area_, d.dest, kinds[info.kind], info.from, info.to, where);
-        e->take_bytes(d.dest, d.remote_counter, info.bytes, -ENOLINK, info.vt);
+        e->take_bytes(d.dest, d.remote_counter, info.bytes, -ENOLINK, info.vt, e->arrival_x(info));
       }
       break;
   }
@@ -310,7 +319,7 @@ bool Engine::fill_fifo_payload(const Info &info, ReceptionSlot &r) {
 
 // A memory-FIFO packet into a reception slot (of the FIFO or a landing): its header, numbered in the
 // FIFO's sequence, and its bytes. False when they could not be read (fill_fifo_payload).
-bool Engine::write_packet(const Info &info, ReceptionSlot &r) {
+inline bool Engine::write_packet(const Info &info, ReceptionSlot &r) {
   const Flow &d = flows_[info.flow];
   r.h.src = d.origin;
   r.h.dispatch = d.dispatch;
@@ -318,6 +327,7 @@ bool Engine::write_packet(const Info &info, ReceptionSlot &r) {
   r.h.payload_len = d.payload_len;
   r.h.seq = ++fifo_seq_;
   r.h.vt_ns = info.vt;
+  r.h.vt_x = arrival_x(info);
   return fill_fifo_payload(info, r);
 }
 
@@ -407,11 +417,18 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
         std::memcpy(to->failed_what, from->failed_what, sizeof to->failed_what);
         to->failed.fetch_add(1, std::memory_order_release);
       }
-      take_bytes(d.dest, d.remote_counter, d.length, d.status, info.vt);
+      take_bytes(d.dest, d.remote_counter, d.length, d.status, info.vt, arrival_x(info));
       break;
     }
     case kRequest:
       // The owner's unit answers with the data, once the request is there and its link is free.
+      if (log_.on) {
+        const uint32_t request = transfer_of(info);
+        // Among the owner's transfers of equal stamps to the requester, in the requester's order.
+        flow_transfer_[size_t(info.flow) * 2 + 1] =
+            record(d.dest, d.origin, ReplayLog::kGetData, transfer_arrival_[request],
+                   log_.transfers[request].order, data_wire_ns(d.length));
+      }
       send_data(info.flow, d.dest, d.origin, info.vt);
       break;
     case kData:
@@ -421,8 +438,9 @@ bool Engine::deliver(const Info &info, uint16_t hops) {
         d.copied = true;
         if (d.status) ++stats_.failures;
       }
-      take_bytes(d.origin, d.local_counter, info.bytes, d.status, info.vt);
-      if (d.intent == Intent::direct_put) take_bytes(d.dest, d.remote_counter, info.bytes, d.status, info.vt);
+      take_bytes(d.origin, d.local_counter, info.bytes, d.status, info.vt, arrival_x(info));
+      if (d.intent == Intent::direct_put)
+        take_bytes(d.dest, d.remote_counter, info.bytes, d.status, info.vt, arrival_x(info));
       break;
   }
   land(info.to, info.vt);
@@ -445,6 +463,55 @@ void Engine::send_data(uint32_t flow, uint32_t from, uint32_t to, uint64_t not_b
         uint32_t(std::min<uint64_t>(kPacketPayload, length - uint64_t(i) * kPacketPayload));
     send(Info{flow, bytes, kData, from, to, 0}, kHeaderBytes + bytes, not_before);
   }
+}
+
+// One transfer for what leaves the rank now (replay.h); a remote get's data gets its own when the
+// request arrives (deliver), a put's data is this one.
+void Engine::record_descriptor(uint32_t rank, uint32_t flow, uint32_t stamp_x, uint64_t order) {
+  const Flow &f = flows_[flow];
+  uint32_t wire = wire_ns_[kHeaderBytes];
+  if (f.intent == Intent::memory_fifo) wire = wire_ns_[kHeaderBytes + f.payload_len];
+  if (f.intent == Intent::direct_put) wire = data_wire_ns(f.length);
+  if (flow_transfer_.size() < flows_.size() * 2) flow_transfer_.resize(flows_.size() * 2);
+  const uint32_t t = record(rank, f.dest, uint32_t(f.intent), rank_ref(rank, stamp_x), order, wire);
+  flow_transfer_[size_t(flow) * 2] = flow_transfer_[size_t(flow) * 2 + 1] = t;
+}
+
+uint32_t Engine::record(uint32_t from, uint32_t to, uint32_t kind, VtRef stamp, uint64_t order,
+                        uint32_t wire_ns) {
+  const int first = net_.first_port(node_of_[from], node_of_[to]);
+  const uint32_t link = uint32_t(size_t(node_of_[from]) * kNodeChannels +
+                                 size_t(first < 0 ? kNodeChannels - 1 : size_t(first)));
+  const uint32_t t = uint32_t(log_.transfers.size());
+  log_.transfers.push_back(ReplayLog::Transfer{stamp, order, from, to, kind, link, wire_ns, 0});
+  transfer_arrival_.push_back(log_.arrival(t));
+  return t;
+}
+
+// All a transfer of `length` data bytes takes on a link: its packets' times, as send() adds them.
+uint32_t Engine::data_wire_ns(uint64_t length) const {
+  const uint32_t n = data_packets(length);
+  const uint64_t last = length - uint64_t(n - 1) * kPacketPayload;
+  return uint32_t((n - 1) * uint64_t(wire_ns_[kHeaderBytes + kPacketPayload]) +
+                  wire_ns_[kHeaderBytes + last]);
+}
+
+// The counter's time is the latest of the arrivals it took since its owner armed it (which cleared the
+// expression): one more expression per transfer, not per packet.
+void Engine::counter_took(uint32_t rank, uint32_t counter, uint32_t x) {
+  Counter &c = rank_block(area_, rank)->counters[counter - 1];
+  uint32_t &last = counter_arrival_[size_t(rank) * kCounters + counter - 1];
+  const uint32_t cx = c.vt_x.load(std::memory_order_relaxed);
+  if (cx == 0)
+    c.vt_x.store(x, std::memory_order_relaxed);
+  else if (cx != x && last != x)
+    c.vt_x.store(log_.later(cx, x), std::memory_order_relaxed);
+  last = x;
+}
+
+void Engine::note_hops(const Info &info, uint32_t hops) {
+  ReplayLog::Transfer &t = log_.transfers[transfer_of(info)];
+  t.hops = std::max(t.hops, hops);
 }
 
 void Engine::finish_packet(uint32_t flow) {
@@ -477,11 +544,14 @@ void Engine::finish_packet(uint32_t flow) {
   (void)b->bell.ring();  // a rank may wait for room in its injection FIFO
 }
 
-void Engine::take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status, uint64_t vt) {
+void Engine::take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status, uint64_t vt,
+                        uint32_t x) {
   if (counter == 0) return;
   RankBlock *b = rank_block(area_, rank);
   Counter &c = b->counters[counter - 1];
   if (vt > c.vt_ns.load(std::memory_order_relaxed)) c.vt_ns.store(vt, std::memory_order_relaxed);
+  if (log_.on && x) [[unlikely]]
+    counter_took(rank, counter, x);
   if (status) {
     int64_t none = 0;
     c.status.compare_exchange_strong(none, status, std::memory_order_relaxed);
@@ -654,6 +724,7 @@ int serve_area(const std::string &path) {
     return 1;
   }
   engine.set_faults(faults);
+  if (!report.empty()) engine.record_replay();
   h->engine_pid.store(int32_t(::getpid()), std::memory_order_release);
   h->engine_state.store(kEngineServing, std::memory_order_release);
   (void)h->bell.ring();
@@ -694,7 +765,10 @@ int serve_area(const std::string &path) {
   }
   for (int p : pidfds)
     if (p >= 0) ::close(p);
-  if (code == 0 && !report.empty() && !write_report(engine, report, double(now_ns() - started) / 1e9, why)) {
+  if (code != 0 && !report.empty())  // no report: the logs ranks left for its replay go too
+    for (uint32_t r = 0; r < h->ranks; ++r) ::unlink(replay_log_path(report, r).c_str());
+  if (code == 0 && !report.empty() &&
+      !write_report(engine, replay_run(engine, report), report, double(now_ns() - started) / 1e9, why)) {
     std::fprintf(stderr, "pamir_torus_engine: PAMIR_TORUS_REPORT=%s: %s\n", report.c_str(), why.c_str());
     code = 1;
   }

@@ -18,6 +18,7 @@
 #include "devices/torus/fault.h"
 #include "devices/torus/geometry.h"
 #include "devices/torus/network.h"
+#include "devices/torus/replay.h"
 
 namespace pamir::torus {
 
@@ -69,6 +70,14 @@ class Engine {
   // Each rank's virtual clock: its last departure or arrival in the timing model.
   const std::vector<uint64_t> &clocks() const { return clock_; }
   const Timing &timing() const { return timing_; }
+  // Records the transfers and the arrivals' expressions for the replay after the run (replay.h): on
+  // when a report is asked for, before the first pass.
+  void record_replay() {
+    log_.on = true;
+    counter_arrival_.assign(size_t(ranks_) * kCounters, 0);
+  }
+  const ReplayLog &replay_log() const { return log_; }
+  static constexpr size_t kNodeChannels = kMaxDims * 2 + 1;
 
  private:
   // A descriptor in flight: what the engine needs of it once taken (never read from shared memory
@@ -90,6 +99,7 @@ class Engine {
   };
   static_assert(sizeof(Flow) == 64);
   static_assert(kInjectionSlots + kPatternFifos * kPatternSlots <= 0xffff && kInjectionSlots % 64 == 0);
+  enum : uint8_t { kFifo, kCounter, kRequest, kData };
   struct Info {         // what a packet in the network carries beyond its route
     uint32_t flow;      // its descriptor's, in flows_
     uint32_t bytes;     // data bytes it counts for
@@ -104,19 +114,19 @@ class Engine {
   void take(uint32_t rank, uint64_t index);
   void take_pattern(uint32_t rank, uint32_t p, uint64_t index);
   bool take_in_order(uint32_t rank, uint64_t tail);
-  void take_slot(uint32_t rank, uint32_t slot, const Descriptor &from);
+  void take_slot(uint32_t rank, uint32_t slot, const Descriptor &from, uint64_t order);
   void prefetch_reception(uint32_t rank, uint32_t payload_len);
   bool fill_fifo_payload(const Info &info, ReceptionSlot &r);
   const uint8_t *fifo_header(const Flow &f) const;
-  bool write_packet(const Info &info, ReceptionSlot &r);
+  [[gnu::always_inline]] bool write_packet(const Info &info, ReceptionSlot &r);
   bool land(const Info &info, RankBlock *to, uint32_t mask);
   // Injects one packet from `info.from`'s node to `info.to`'s, leaving in the timing model when its
   // rank's injection link is free and not before `not_before`.
   void send(Info info, uint32_t wire_bytes, uint64_t not_before);
   void finish_packet(uint32_t flow);
   int32_t copy(const Flow &f);
-  void take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status, uint64_t vt);
-  uint32_t id_for(const Info &info);
+  void take_bytes(uint32_t rank, uint32_t counter, uint64_t bytes, int64_t status, uint64_t vt, uint32_t x);
+  [[gnu::always_inline]] uint32_t id_for(const Info &info);
 
   void *area_;
   const Geometry geometry_;
@@ -146,12 +156,27 @@ class Engine {
   EngineStats stats_;
   std::vector<RankStats> rank_stats_;
   Timing timing_;
-  // Per node and outgoing link (and one channel between the node's own ranks): when it is next free
-  // (virtual ns).
-  static constexpr size_t kNodeChannels = kMaxDims * 2 + 1;
+  // Per node and outgoing link (and one channel between the node's own ranks, kNodeChannels in all):
+  // when it is next free (virtual ns).
   std::vector<uint64_t> inject_free_;
   std::vector<uint32_t> wire_ns_;  // by bytes on the wire: the time a link takes to send them
   std::vector<uint64_t> clock_;
+  // The replay's record (replay.h): per flow, its transfer and, for a remote get, its data's (the
+  // same for a put); per transfer the expression of its arrival; per counter the last arrival it
+  // took, so that a transfer's packets add one expression to a counter, not one each.
+  ReplayLog log_;
+  std::vector<uint32_t> flow_transfer_;  // [flow * 2 + (data)]
+  std::vector<uint32_t> transfer_arrival_;
+  std::vector<uint32_t> counter_arrival_;  // [rank * kCounters + counter - 1]
+  uint32_t record(uint32_t from, uint32_t to, uint32_t kind, VtRef stamp, uint64_t order, uint32_t wire_ns);
+  uint32_t data_wire_ns(uint64_t length) const;
+  [[gnu::noinline]] void record_descriptor(uint32_t rank, uint32_t flow, uint32_t stamp_x, uint64_t order);
+  [[gnu::noinline]] void counter_took(uint32_t rank, uint32_t counter, uint32_t x);
+  [[gnu::noinline]] void note_hops(const Info &info, uint32_t hops);
+  uint32_t transfer_of(const Info &info) const {
+    return flow_transfer_[size_t(info.flow) * 2 + (info.kind == kData)];
+  }
+  uint32_t arrival_x(const Info &info) const { return log_.on ? transfer_arrival_[transfer_of(info)] : 0; }
   void land(uint32_t rank, uint64_t vt) {
     if (vt > clock_[rank]) clock_[rank] = vt;
   }
@@ -163,6 +188,13 @@ int serve_area(const std::string &path);
 
 // The report of PAMIR_TORUS_REPORT (section 3), as JSON: `links` and `ranks` hold counts that only
 // the program's traffic decides; everything that depends on timing is under `timing`.
-bool write_report(const Engine &e, const std::string &path, double wall_seconds, std::string &why);
+// `replayed`: the replay's times (replay.h), or, where it could not run, why (the report then gives the
+// times the engine kept as it went, and says so).
+bool write_report(const Engine &e, const ReplayResult &replayed, const std::string &path, double wall_seconds,
+                  std::string &why);
+
+// The replay of the run the engine served, with the ranks' logs read from beside the report (and
+// removed).
+ReplayResult replay_run(const Engine &e, const std::string &report);
 
 }  // namespace pamir::torus

@@ -1,5 +1,7 @@
 // PAMIR_TORUS_REPORT (issue 20, section 3): what crossed every link, what each rank sent and received,
 // and, apart, what depends on timing.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -41,7 +43,34 @@ std::string fault_fields(const Engine &e, uint32_t node, int dim, int dir) {
 
 }  // namespace
 
-bool write_report(const Engine &e, const std::string &path, double wall_seconds, std::string &why) {
+ReplayResult replay_run(const Engine &e, const std::string &report) {
+  const uint32_t ranks = e.geometry().ranks();
+  std::vector<std::vector<uint64_t>> logs(ranks);
+  ReplayResult res;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    const std::string path = replay_log_path(report, r);
+    FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+      if (res.why.empty())
+        res.why = "rank " + std::to_string(r) + " left no log (" + std::strerror(errno) + ")";
+      continue;
+    }
+    long bytes = -1;
+    if (std::fseek(f, 0, SEEK_END) == 0) bytes = std::ftell(f);
+    std::rewind(f);
+    logs[r].resize(bytes > 0 ? size_t(bytes) / sizeof(uint64_t) : 0);
+    const bool whole = std::fread(logs[r].data(), sizeof(uint64_t), logs[r].size(), f) == logs[r].size();
+    std::fclose(f);
+    if (!whole && res.why.empty()) res.why = "rank " + std::to_string(r) + "'s log could not be read";
+    ::unlink(path.c_str());
+  }
+  if (!res.why.empty()) return res;
+  return replay(e.replay_log(), logs, size_t(e.geometry().nodes()) * Engine::kNodeChannels,
+                e.timing().hop_ns);
+}
+
+bool write_report(const Engine &e, const ReplayResult &replayed, const std::string &path, double wall_seconds,
+                  std::string &why) {
   const Geometry &g = e.geometry();
   const Network &net = e.network();
   const EngineStats &st = e.stats();
@@ -63,7 +92,9 @@ bool write_report(const Engine &e, const std::string &path, double wall_seconds,
        "all its links at once) and not before its rank's stamp (the latest arrival of what the rank's "
        "program had completed), takes its bytes at the "
        "link rate, then the hop latency per hop; contention past the first hop and computation between "
-       "messages are not counted\"},\n";
+       "messages are not counted; after the run the transfers are timed again, each link taking them in "
+       "the order of their stamps, then rank, then the rank's order, and every stamp made again from the "
+       "new arrivals, so that the times do not depend on the order the engine happened to take them in\"},\n";
   j += "  \"links\": [";
   bool first = true;
   for (uint32_t v = 0; v < g.nodes(); ++v)
@@ -86,24 +117,35 @@ bool write_report(const Engine &e, const std::string &path, double wall_seconds,
          ", \"packets_received\": " + std::to_string(rs.received) + ", \"hops\": " + std::to_string(rs.hops) +
          "}";
   }
-  uint64_t vt = 0;
+  // The replay's times where it ran; else the engine's, kept as it went, which depend on the order it
+  // took descriptors in.
+  const std::vector<uint64_t> &times = replayed.complete ? replayed.clock : e.clocks();
+  uint64_t vt = 0, online = 0;
   std::string clocks;
   for (uint32_t r = 0; r < g.ranks(); ++r) {
-    vt = std::max(vt, e.clocks()[r]);
-    clocks += (r ? ", " : "") + std::to_string(e.clocks()[r]);
+    vt = std::max(vt, times[r]);
+    online = std::max(online, e.clocks()[r]);
+    clocks += (r ? ", " : "") + std::to_string(times[r]);
+  }
+  std::string source = replayed.complete ? "\"replay\"" : "\"online\", \"replay_failed\": \"";
+  if (!replayed.complete) {
+    for (char c : replayed.why) source += c == '"' || c == '\\' ? ' ' : c;
+    source += "\"";
   }
   char wall[64];
   std::snprintf(wall, sizeof wall, "%.6f", wall_seconds);
-  j += "\n  ],\n  \"timing\": {\"wall_seconds\": " + std::string(wall) +
-       ", \"virtual_time_ns\": " + std::to_string(vt) + ", \"rank_virtual_time_ns\": [" + clocks +
-       "],\n    \"engine_cycles\": " + std::to_string(st.cycles) +
-       ", \"descriptors\": " + std::to_string(st.descriptors) +
-       ", \"packets\": " + std::to_string(st.packets) +
-       ", \"control_packets\": " + std::to_string(st.control) +
-       ", \"control_hops\": " + std::to_string(net.control_hops()) +
-       ", \"hops\": " + std::to_string(st.hops) + ", \"copies\": " + std::to_string(st.copies) +
-       ", \"failures\": " + std::to_string(st.failures) +
-       ", \"peak_buffer_depth\": " + std::to_string(net.peak_depth()) + "}";
+  j +=
+      "\n  ],\n  \"timing\": {\"wall_seconds\": " + std::string(wall) +
+      ", \"virtual_time_ns\": " + std::to_string(vt) + ", \"rank_virtual_time_ns\": [" + clocks +
+      "],\n    \"virtual_time_from\": " + source + ", \"online_virtual_time_ns\": " + std::to_string(online) +
+      ", \"transfers\": " + std::to_string(e.replay_log().transfers.size()) +
+      ",\n    \"engine_cycles\": " + std::to_string(st.cycles) +
+      ", \"descriptors\": " + std::to_string(st.descriptors) +
+      ", \"packets\": " + std::to_string(st.packets) +
+      ", \"control_packets\": " + std::to_string(st.control) +
+      ", \"control_hops\": " + std::to_string(net.control_hops()) + ", \"hops\": " + std::to_string(st.hops) +
+      ", \"copies\": " + std::to_string(st.copies) + ", \"failures\": " + std::to_string(st.failures) +
+      ", \"peak_buffer_depth\": " + std::to_string(net.peak_depth()) + "}";
   if (!e.faults().empty())
     j += ",\n  \"faults\": {\"links\": " + std::to_string(e.faults().size()) +
          ", \"rerouted_packets\": " + std::to_string(net.rerouted()) +

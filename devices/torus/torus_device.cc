@@ -18,6 +18,7 @@
 
 #include "devices/torus/fault.h"
 #include "devices/torus/geometry.h"
+#include "devices/torus/replay.h"
 
 namespace pamir::dev {
 
@@ -100,6 +101,13 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
     if (!g.make(p.ntasks, p.dims, p.map, why)) return nullptr;
     std::vector<torus::LinkFault> faults;
     if (!torus::parse_faults(p.fault, g, faults, why)) return nullptr;
+    // The ranks leave their logs for the replay beside the report, where the engine (started from here)
+    // and every rank, whatever its directory, find them.
+    std::string report = p.report;
+    if (!report.empty() && report[0] != '/') {
+      char cwd[4096];
+      if (::getcwd(cwd, sizeof cwd)) report = std::string(cwd) + "/" + report;
+    }
     // The texts the engine reads from the area's header, each in a field of its own.
     using H = torus::AreaHeader;
     const struct {
@@ -108,7 +116,7 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
       const char *name;
     } texts[] = {{p.dims, sizeof(H::dims), "PAMIR_TORUS_DIMS"},
                  {p.map, sizeof(H::map), "PAMIR_TORUS_MAP"},
-                 {p.report, sizeof(H::report), "PAMIR_TORUS_REPORT"},
+                 {report, sizeof(H::report), "PAMIR_TORUS_REPORT"},
                  {p.fault, sizeof(H::fault), "PAMIR_TORUS_FAULT"}};
     for (const auto &t : texts)
       if (t.text.size() >= t.room) {
@@ -123,7 +131,7 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
     h->block_bytes = sizeof(torus::RankBlock);
     std::snprintf(h->dims, sizeof h->dims, "%s", p.dims.c_str());
     std::snprintf(h->map, sizeof h->map, "%s", p.map.c_str());
-    std::snprintf(h->report, sizeof h->report, "%s", p.report.c_str());
+    std::snprintf(h->report, sizeof h->report, "%s", report.c_str());
     std::snprintf(h->fault, sizeof h->fault, "%s", p.fault.c_str());
     h->link_mbps = p.link_mbps;
     h->hop_ns = p.hop_ns;
@@ -168,6 +176,9 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
     sleep_us(1000);
   }
   d->engine_pid_ = d->header_->engine_pid.load(std::memory_order_acquire);
+  // With a report asked for, the stamps' maxima are logged for the replay after the run (replay.h).
+  d->report_.assign(d->header_->report, strnlen(d->header_->report, sizeof d->header_->report));
+  vt_log_on(!d->report_.empty());
   d->engine_pidfd_ = int(::syscall(SYS_pidfd_open, d->engine_pid_, 0));
   // Where Yama restricts cross-memory access, the engine (not our ancestor) needs leave.
   (void)::prctl(PR_SET_PTRACER, static_cast<unsigned long>(d->engine_pid_), 0, 0, 0);
@@ -231,7 +242,8 @@ void TorusDevice::push_fifo(Descriptor *s, uint32_t task, uint16_t dispatch, uin
                   .dest = task,
                   .hdr_len = uint16_t(hdr_len),
                   .payload_len = uint16_t(hdr_len + payload_len),
-                  .not_before_ns = g_vclock.stamp};
+                  .not_before_x = g_vclock.stamp.x,
+                  .not_before_ns = g_vclock.stamp.ns};
   ++tail_;
   publish();
 }
@@ -298,7 +310,7 @@ unsigned TorusDevice::poll() noexcept {
       reads_.pop_back();
       reads_count_.store(uint32_t(reads_.size()), std::memory_order_relaxed);
       const int64_t status = c.status.load(std::memory_order_relaxed);
-      const uint64_t landed = c.vt_ns.load(std::memory_order_relaxed);
+      const Vt landed{c.vt_ns.load(std::memory_order_relaxed), c.vt_x.load(std::memory_order_relaxed)};
       ack_free(done.counter);
       VtScope at(landed, landed);  // the receive completes, and acknowledges, as of its last bytes
       sink_.read_done(sink_.arg, done.cookie, status);
@@ -337,7 +349,8 @@ bool TorusDevice::transfer(Intent intent, uint32_t task, const struct iovec *loc
                       .local_addr = uint64_t(uintptr_t(local[li].iov_base)) + lo,
                       .remote_offset = uint64_t(uintptr_t(remote[ri].iov_base)) + ro,
                       .local_counter = counter,
-                      .not_before_ns = g_vclock.stamp};
+                      .not_before_x = g_vclock.stamp.x,
+                      .not_before_ns = g_vclock.stamp.ns};
       ++tail_;
     }
     lo += n, ro += n;
@@ -373,6 +386,9 @@ ssize_t TorusDevice::transfer_sync(Intent intent, uint32_t task, const struct io
     });
   }
   const int64_t status = c.status.load(std::memory_order_relaxed);
+  // What the caller does next (completes a receive, acknowledges) happens after the last bytes landed,
+  // as it would had the transfer gone through start_read and read_done.
+  vclock_waited(Vt{c.vt_ns.load(std::memory_order_relaxed), c.vt_x.load(std::memory_order_relaxed)});
   ack_free(counter);
   return status ? ssize_t(status) : ssize_t(total);
 }
@@ -449,6 +465,7 @@ uint64_t TorusDevice::ack_alloc(uint64_t expect) noexcept {
   free_counters_.pop_back();
   me_->counters[i].status.store(0, std::memory_order_relaxed);
   me_->counters[i].vt_ns.store(0, std::memory_order_relaxed);
+  me_->counters[i].vt_x.store(0, std::memory_order_relaxed);
   me_->counters[i].value.store(int64_t(expect), std::memory_order_release);
   return i + 1;
 }
@@ -458,8 +475,9 @@ uint64_t TorusDevice::ack_counter(uint64_t ref) const noexcept {
   return v > 0 ? uint64_t(v) : 0;
 }
 
-uint64_t TorusDevice::ack_time(uint64_t ref) const noexcept {
-  return me_->counters[ref - 1].vt_ns.load(std::memory_order_relaxed);
+Vt TorusDevice::ack_time(uint64_t ref) const noexcept {
+  const torus::Counter &c = me_->counters[ref - 1];
+  return Vt{c.vt_ns.load(std::memory_order_relaxed), c.vt_x.load(std::memory_order_relaxed)};
 }
 
 int64_t TorusDevice::ack_status(uint64_t ref) const noexcept {
@@ -486,7 +504,8 @@ void TorusDevice::ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t
                   .length = bytes,
                   .remote_counter = uint32_t(ref),
                   .status = int32_t(status),
-                  .not_before_ns = g_vclock.stamp};
+                  .not_before_x = g_vclock.stamp.x,
+                  .not_before_ns = g_vclock.stamp.ns};
   ++tail_;
   publish();
 }
@@ -514,12 +533,12 @@ bool TorusDevice::pattern_add(uint32_t id, uint32_t task, uint16_t dispatch, con
     return false;
   if (hdr_len) std::memcpy(f.headers[i], hdr, hdr_len);
   f.slots[i] = Descriptor{.intent = Intent::memory_fifo,
+                          .flags = torus::kFromMemory,
                           .dispatch = dispatch,
                           .dest = task,
                           .hdr_len = uint16_t(hdr_len),
                           .payload_len = uint16_t(hdr_len + payload_len),
-                          .local_addr = uint64_t(uintptr_t(payload)),
-                          .flags = torus::kFromMemory};
+                          .local_addr = uint64_t(uintptr_t(payload))};
   ++i;
   return true;
 }
@@ -528,7 +547,8 @@ bool TorusDevice::pattern_add(uint32_t id, uint32_t task, uint16_t dispatch, con
 void TorusDevice::pattern_start(uint32_t id) noexcept {
   torus::PatternFifoArea &f = me_->patterns[id - 1];
   publish();
-  f.start_ns.store(g_vclock.stamp, std::memory_order_relaxed);
+  f.start_ns.store(g_vclock.stamp.ns, std::memory_order_relaxed);
+  f.start_x.store(g_vclock.stamp.x, std::memory_order_relaxed);
   f.inj_at.store(tail_, std::memory_order_relaxed);
   f.kick.store(++pattern_kicks_, std::memory_order_relaxed);
   pattern_tail_[id - 1] += f.size;
@@ -601,7 +621,7 @@ void TorusDevice::hand_over(uint32_t i) noexcept {
   torus::Landing &l = me_->landings[i];
   l.state.store(torus::kLandingClosed, std::memory_order_relaxed);
   const torus::ReceptionSlot &r = l.slot;
-  VtScope at(r.h.vt_ns, r.h.vt_ns);
+  VtScope at(Vt{r.h.vt_ns, r.h.vt_x}, Vt{r.h.vt_ns, r.h.vt_x});
   if (sink_.landed(sink_.arg, i + 1, r.h.src, r.payload + r.h.hdr_len, r.h.payload_len - r.h.hdr_len))
     l.state.store(torus::kLandingOpen, std::memory_order_release);
 }
@@ -666,6 +686,21 @@ void TorusDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noe
 
 void TorusDevice::shutdown() noexcept {
   publish();
+  if (vt_logged()) {
+    // Before detaching: the engine reads every rank's log once all have detached.
+    const std::string path = torus::replay_log_path(report_, self_);
+    FILE *f = std::fopen(path.c_str(), "wb");
+    const size_t n = g_vtlog.nodes.size();
+    bool ok = f && std::fwrite(g_vtlog.nodes.data(), sizeof(uint64_t), n, f) == n;
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok)
+      std::fprintf(stderr,
+                   "pamir: PAMIR_TORUS_REPORT: cannot write %s (%s): the report's virtual times "
+                   "will be the engine's, not the replay's\n",
+                   path.c_str(), std::strerror(errno));
+    vt_log_on(false);
+    std::vector<uint64_t>().swap(g_vtlog.nodes);
+  }
   me_->state.store(torus::kRankDetached, std::memory_order_release);
   (void)header_->bell.ring();
   // Rank 0 started the engine: it waits (bounded) for it to write the report and remove the area, so

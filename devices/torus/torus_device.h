@@ -78,7 +78,7 @@ class TorusDevice final : public Device {
   uint64_t ack_alloc(uint64_t expect) noexcept override;
   uint64_t ack_counter(uint64_t ref) const noexcept override;
   int64_t ack_status(uint64_t ref) const noexcept override;
-  uint64_t ack_time(uint64_t ref) const noexcept override;
+  Vt ack_time(uint64_t ref) const noexcept override;
   void ack_free(uint64_t ref) noexcept override;
   void ack_write(uint32_t task, uint64_t ref, uint64_t bytes, int64_t status) noexcept override;
   uint32_t pattern_open(uint32_t n) noexcept override;
@@ -132,11 +132,13 @@ class TorusDevice final : public Device {
   // before one of them is still in the FIFO: the caller delivers those first).
   void landings_before(uint32_t src, uint64_t seq) noexcept;
   int landings_full() noexcept;
+  std::string report_;  // PAMIR_TORUS_REPORT, absolute ("": none)
   void hand_over(uint32_t i) noexcept;
   void deliver(const torus::ReceptionSlot &r) noexcept {
     // Handled as of its arrival: what completes now completes then, and what it makes this rank send
     // leaves no earlier (pami/vclock.h).
-    VtScope at(r.h.vt_ns, r.h.vt_ns);
+    const Vt arrival{r.h.vt_ns, r.h.vt_x};
+    VtScope at(arrival, arrival);
     // A packet of a source with landings: what landed before it is handed over first, and the context
     // deals with what the packet would overtake. Other sources' packets pay one load.
     if (landing_count_ && landings_from_[r.h.src]) [[unlikely]] {

@@ -97,7 +97,11 @@ bool Context::push(Peer &p, Request *r) {
 void Context::push_pending() {
   pending_.for_each([this](Peer *p) {
     while (Request *r = p->sendq.front()) {
-      if (!push(*p, r)) return;
+      {
+        // Sent as of its post, whenever the device had room: the room is the machine's, not the model's.
+        VtScope as_posted(r->vt, g_vclock.arrival);
+        if (!push(*p, r)) return;
+      }
       p->sendq.remove(r);
       if (r->control) {
         request_release(r);
@@ -275,7 +279,7 @@ void Context::on_msg(uint32_t src_task, const MsgHeader &h, const void *payload,
       check_signature(r, sig, h.total);
     fill(r, 0, payload, len);
     if (h.sync_cookie) {
-      VtScope as_of(std::max(r->vt, g_vclock.arrival), g_vclock.arrival);  // matched when both were there
+      VtScope as_of(vt_max(r->vt, g_vclock.arrival), g_vclock.arrival);  // matched when both were there
       send_ack(src_task, h.sync_cookie);
     }
     if (len < h.total) {
@@ -314,7 +318,7 @@ void Context::on_frag(uint32_t src_task, const void *payload, size_t len) {
   } else if (in.unexp) {
     std::memcpy(in.unexp->data + in.received, payload, len);
     in.unexp->received = in.received + len;
-    in.unexp->vt = std::max(in.unexp->vt, g_vclock.arrival);
+    vt_raise(in.unexp->vt, g_vclock.arrival);
   }
   in.received += len;
   if (in.received < in.total) return;
@@ -332,7 +336,7 @@ void Context::on_frag(uint32_t src_task, const void *payload, size_t len) {
 
 void Context::recv_unexpected(Request *r, Unexpected *u) {
   // Matched as of the later of the receive's post and the message's arrival, whichever came first here.
-  VtScope as_of(std::max(r->vt, u->vt), u->vt);
+  VtScope as_of(vt_max(r->vt, u->vt), u->vt);
   set_recv_status(r, u->src, u->tag, u->total);
   if (u->sig) [[unlikely]]
     check_signature(r, u->sig, u->total);

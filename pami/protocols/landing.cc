@@ -138,7 +138,7 @@ bool Context::landing_start(uint32_t id, Request *r) {
     l.kept = false;
     ++peers_[l.task].arrived;
     {
-      VtScope at(std::max(r->vt, l.vt), l.vt);
+      VtScope at(vt_max(r->vt, l.vt), l.vt);
       landing_complete(r, l.bits, l.data, l.len);
     }
     replay_dev_->landing_open(id);

@@ -43,7 +43,7 @@ void Context::on_rts(uint32_t src_task, const RtsHeader &h, const void *layout, 
     set_recv_status(r, src, tag, h.total);
     if (h.sig) [[unlikely]]
       check_signature(r, h.sig, h.total);
-    VtScope as_of(std::max(r->vt, g_vclock.arrival), g_vclock.arrival);  // matched when both were there
+    VtScope as_of(vt_max(r->vt, g_vclock.arrival), g_vclock.arrival);  // matched when both were there
     pull(r, src_task, h.src, layout, layout_len);
     return;
   }

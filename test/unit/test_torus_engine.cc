@@ -13,6 +13,7 @@
 #include "devices/torus/area.h"
 #include "devices/torus/engine.h"
 #include "devices/torus/fault.h"
+#include "test/unit/torus_area.h"
 
 namespace {
 
@@ -24,53 +25,9 @@ using pamir::torus::Geometry;
 using pamir::torus::Intent;
 using pamir::torus::rank_block;
 using pamir::torus::RankBlock;
-
-class Area {
- public:
-  explicit Area(uint32_t ranks) : len_(area_bytes(ranks)) {
-    mem_ = ::mmap(nullptr, len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    EXPECT_NE(mem_, MAP_FAILED);
-    auto *h = static_cast<AreaHeader *>(mem_);
-    h->ranks = ranks;
-    h->block_bytes = sizeof(RankBlock);
-    for (uint32_t r = 0; r < ranks; ++r) rank_block(mem_, r)->pid.store(::getpid());
-  }
-  ~Area() { ::munmap(mem_, len_); }
-  void *get() const { return mem_; }
-  RankBlock *rank(uint32_t r) const { return rank_block(mem_, r); }
-
-  // What the device does: the descriptor (and a memory-FIFO packet's bytes) into the next slot.
-  void inject(uint32_t r, const Descriptor &d, const void *bytes = nullptr) {
-    RankBlock *b = rank(r);
-    const uint64_t tail = b->inj_tail.load();
-    ASSERT_LT(tail - b->inj_done.load(), pamir::torus::kInjectionSlots);
-    b->injection[tail % pamir::torus::kInjectionSlots] = d;
-    if (bytes) std::memcpy(b->lookaside[tail % pamir::torus::kInjectionSlots], bytes, d.payload_len);
-    b->inj_tail.store(tail + 1);
-  }
-  uint32_t expose(uint32_t r, uint32_t index, void *addr, uint64_t len) {
-    rank(r)->bases[index].addr.store(uint64_t(uintptr_t(addr)));
-    rank(r)->bases[index].len.store(len);
-    return index + 1;
-  }
-
- private:
-  size_t len_;
-  void *mem_;
-};
-
-Geometry geometry(uint32_t ranks, const char *dims) {
-  Geometry g;
-  std::string why;
-  EXPECT_TRUE(g.make(ranks, dims, "", why)) << why;
-  return g;
-}
-
-void run(Engine &e) {
-  for (int i = 0; i < 100000 && (e.pass() || e.busy()); ++i) {
-  }
-  ASSERT_FALSE(e.busy());
-}
+using pamir::torus::test::Area;
+using pamir::torus::test::geometry;
+using pamir::torus::test::run;
 
 TEST(TorusEngine, TwoKiBPutIsFourPacketsAndItsCountersReachZeroOnce) {
   Area a(2);
@@ -295,12 +252,12 @@ TEST(TorusEngine, APatternFifoIsWalkedAgainAtEveryStart) {
   uint64_t data[2] = {0, 0};
   for (uint32_t i = 0; i < 2; ++i) {
     f.slots[i] = Descriptor{.intent = Intent::memory_fifo,
+                            .flags = pamir::torus::kFromMemory,
                             .dispatch = uint16_t(7 + i),
                             .dest = 1,
                             .hdr_len = 4,
                             .payload_len = 4 + sizeof(uint64_t),
-                            .local_addr = uint64_t(uintptr_t(&data[i])),
-                            .flags = pamir::torus::kFromMemory};
+                            .local_addr = uint64_t(uintptr_t(&data[i]))};
     std::memset(f.headers[i], 0xa0 + int(i), 4);
   }
   for (uint64_t start = 1; start <= 3; ++start) {
@@ -341,11 +298,11 @@ TEST(TorusEngine, PatternStartsKeepTheirPlaceAmongTheRanksOtherSends) {
     pamir::torus::PatternFifoArea &f = b->patterns[p];
     f.size = 1;
     f.slots[0] = Descriptor{.intent = Intent::memory_fifo,
+                            .flags = pamir::torus::kFromMemory,
                             .dispatch = uint16_t(100 + p),
                             .dest = 1,
                             .payload_len = sizeof data,
-                            .local_addr = uint64_t(uintptr_t(&data)),
-                            .flags = pamir::torus::kFromMemory};
+                            .local_addr = uint64_t(uintptr_t(&data))};
   }
   auto send = [&](uint16_t dispatch) {
     a.inject(0, Descriptor{.intent = Intent::memory_fifo, .dispatch = dispatch, .dest = 1, .payload_len = 1},
@@ -436,12 +393,12 @@ TEST(TorusEngine, APacketWithALandingsHeaderLandsThereWhileItIsOpen) {
   pamir::torus::PatternFifoArea &f = a.rank(0)->patterns[0];
   f.size = 1;
   f.slots[0] = Descriptor{.intent = Intent::memory_fifo,
+                          .flags = pamir::torus::kFromMemory,
                           .dispatch = 11,
                           .dest = 1,
                           .hdr_len = 8,
                           .payload_len = 16,
-                          .local_addr = uint64_t(uintptr_t(&data)),
-                          .flags = pamir::torus::kFromMemory};
+                          .local_addr = uint64_t(uintptr_t(&data))};
   std::memcpy(f.headers[0], &key, sizeof key);
   l.state.store(kLandingOpen);
   f.inj_at.store(a.rank(0)->inj_tail.load());
