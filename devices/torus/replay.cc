@@ -9,9 +9,11 @@ namespace pamir::torus {
 namespace {
 
 constexpr uint32_t kEngine = 0x80000000u;
-constexpr uint64_t kConstant = ~uint64_t(0);  // an index: the time 0
+constexpr uint32_t kNone = ~0u;  // no child: the time 0
 
-// Every expression and transfer as one index: the engine's nodes, then each rank's, then the transfers.
+// Every expression and transfer as one 32-bit index: the engine's nodes, then each rank's, then the
+// transfers. Each has at most two children, kept once decoded (8 bytes an index, against decoding them
+// three times).
 class Graph {
  public:
   Graph(const ReplayLog &log, const std::vector<std::vector<uint64_t>> &ranks) : log_(log), ranks_(ranks) {
@@ -20,50 +22,45 @@ class Graph {
     transfers_ = offset_.back();
     size_ = transfers_ + log.transfers.size();
   }
-  size_t size() const { return size_; }
-  size_t transfers() const { return transfers_; }
+  uint64_t size() const { return size_; }
+  uint64_t transfers() const { return transfers_; }
 
-  // The index of an expression, kConstant for 0, or false when it names nothing the logs hold.
-  bool index(VtRef ref, uint64_t &i) const {
-    if (ref == 0) {
-      i = kConstant;
-      return true;
-    }
-    const uint64_t space = ref >> 32;
-    const uint32_t x = uint32_t(ref);
-    if (space == 0) {
-      if (!(x & kEngine) || (x & ~kEngine) == 0 || (x & ~kEngine) > log_.nodes.size()) return false;
-      i = (x & ~kEngine) - 1;
-      return true;
-    }
-    const uint64_t r = space - 1;
-    if (r >= ranks_.size() || (x & kEngine) || x == 0 || x > ranks_[r].size()) return false;
-    i = offset_[r] + x - 1;
-    return true;
-  }
-
-  // The children of index i (at most two): false where one names nothing.
-  bool children(uint64_t i, uint64_t out[2], int &n) const {
-    n = 0;
-    auto add = [&](VtRef ref) {
-      uint64_t c;
-      if (!index(ref, c)) return false;
-      if (c != kConstant) out[n++] = c;
-      return true;
+  // Decodes every index's children into kids (two an index, kNone for none): false, with why, where one
+  // names nothing the logs hold.
+  bool decode(std::vector<uint32_t> &kids, std::string &why) const {
+    kids.assign(size_ * 2, kNone);
+    bool ok = true;
+    auto put = [&](uint64_t i, int k, VtRef ref) {
+      if (ref == 0) return;
+      const uint64_t space = ref >> 32;
+      const uint32_t x = uint32_t(ref), low = x & ~kEngine;
+      uint64_t c = kNone;
+      if (space == 0 && (x & kEngine) && low != 0 && low <= log_.nodes.size()) c = low - 1;
+      if (space != 0 && space <= ranks_.size() && !(x & kEngine) && x != 0 && x <= ranks_[space - 1].size())
+        c = offset_[space - 1] + x - 1;
+      if (c == kNone) ok = false;
+      kids[i * 2 + k] = uint32_t(c);
     };
-    if (i >= transfers_) return add(log_.transfers[i - transfers_].stamp);
-    if (i < log_.nodes.size()) {
+    for (uint64_t i = 0; i < log_.nodes.size(); ++i) {
       const ReplayLog::Node &node = log_.nodes[i];
-      if (node.b == ReplayLog::kArrival) {
-        if (node.a >= log_.transfers.size()) return false;
-        out[n++] = transfers_ + node.a;
-        return true;
+      if (node.b != ReplayLog::kArrival) {
+        put(i, 0, node.a);
+        put(i, 1, node.b);
+      } else if (node.a < log_.transfers.size()) {
+        kids[i * 2] = uint32_t(transfers_ + node.a);
+      } else {
+        ok = false;
       }
-      return add(node.a) && add(node.b);
     }
-    const size_t r = size_t(std::upper_bound(offset_.begin(), offset_.end(), i) - offset_.begin()) - 1;
-    const uint64_t packed = ranks_[r][i - offset_[r]];
-    return add(rank_ref(uint32_t(r), uint32_t(packed >> 32))) && add(rank_ref(uint32_t(r), uint32_t(packed)));
+    for (uint32_t r = 0; r < ranks_.size(); ++r)
+      for (uint64_t k = 0; k < ranks_[r].size(); ++k) {
+        const uint64_t packed = ranks_[r][k], i = offset_[r] + k;
+        put(i, 0, rank_ref(r, uint32_t(packed >> 32)));
+        put(i, 1, rank_ref(r, uint32_t(packed)));
+      }
+    for (uint64_t t = 0; t < log_.transfers.size(); ++t) put(transfers_ + t, 0, log_.transfers[t].stamp);
+    if (!ok) why = "an expression names nothing the logs hold";
+    return ok;
   }
 
  private:
@@ -85,61 +82,59 @@ ReplayResult replay(const ReplayLog &log, const std::vector<std::vector<uint64_t
   res.clock.assign(rank_nodes.size(), 0);
   const Graph g(log, rank_nodes);
   const uint64_t n = g.size();
+  if (n >= kNone) {
+    res.why = "the logs hold more than 2^32 expressions and transfers";
+    return res;
+  }
+  std::vector<uint32_t> kids;
+  if (!g.decode(kids, res.why)) return res;
   // Each index's unresolved children, and who waits on each (the edges child -> parent, grouped).
   std::vector<uint8_t> pending(n, 0);
-  std::vector<uint64_t> first(n + 1, 0);
-  uint64_t kids[2];
-  int nk;
-  for (uint64_t i = 0; i < n; ++i) {
-    if (!g.children(i, kids, nk)) {
-      res.why = "an expression names nothing the logs hold";
-      return res;
-    }
-    pending[i] = uint8_t(nk);
-    for (int k = 0; k < nk; ++k) ++first[kids[k] + 1];
-  }
+  std::vector<uint32_t> first(n + 1, 0);
+  for (uint64_t i = 0; i < n; ++i)
+    for (int k = 0; k < 2; ++k)
+      if (const uint32_t c = kids[i * 2 + k]; c != kNone) {
+        ++pending[i];
+        ++first[c + 1];
+      }
   for (uint64_t i = 0; i < n; ++i) first[i + 1] += first[i];
-  std::vector<uint64_t> parents(first[n]);
+  std::vector<uint32_t> parents(first[n]);
   {
-    std::vector<uint64_t> at(first.begin(), first.end() - 1);
-    for (uint64_t i = 0; i < n; ++i) {
-      g.children(i, kids, nk);
-      for (int k = 0; k < nk; ++k) parents[at[kids[k]]++] = i;
-    }
+    std::vector<uint32_t> at(first.begin(), first.end() - 1);
+    for (uint64_t i = 0; i < n; ++i)
+      for (int k = 0; k < 2; ++k)
+        if (const uint32_t c = kids[i * 2 + k]; c != kNone) parents[at[c]++] = uint32_t(i);
   }
 
   std::vector<uint64_t> value(n, 0);
+  auto value_of = [&](uint32_t c) { return c == kNone ? uint64_t(0) : value[c]; };
   // Stamp, sender, receiver, kind, the sender's order, index. A rank writes messages of equal stamps
   // to one receiver in the order its program posted them (MPI's order), but to different receivers in
   // whatever order its device had room for them, and a remote get as it matches, before or after its
   // sends of that stamp as the request-to-send came in.
-  using Key = std::tuple<uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t>;
+  using Key = std::tuple<uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, uint32_t>;
   std::priority_queue<Key, std::vector<Key>, std::greater<Key>> ready;
-  std::vector<uint64_t> work;
+  std::vector<uint32_t> work;
   // An index whose children are all known: a transfer waits for the link, the rest are known now.
-  auto resolved = [&](uint64_t i) {
+  auto resolved = [&](uint32_t i) {
+    const uint64_t v = std::max(value_of(kids[size_t(i) * 2]), value_of(kids[size_t(i) * 2 + 1]));
     if (i >= g.transfers()) {
       const ReplayLog::Transfer &t = log.transfers[i - g.transfers()];
-      uint64_t stamp = 0;
-      if (g.children(i, kids, nk) && nk) stamp = value[kids[0]];
-      ready.emplace(stamp, t.from, t.to, t.kind, t.order, i);
+      ready.emplace(v, t.from, t.to, t.kind, t.order, i);
       return;
     }
-    uint64_t v = 0;
-    g.children(i, kids, nk);
-    for (int k = 0; k < nk; ++k) v = std::max(v, value[kids[k]]);
     value[i] = v;
     work.push_back(i);
   };
   for (uint64_t i = 0; i < n; ++i)
-    if (pending[i] == 0) resolved(i);
+    if (pending[i] == 0) resolved(uint32_t(i));
 
   std::vector<uint64_t> link_free(links, 0);
   for (;;) {
     while (!work.empty()) {
-      const uint64_t i = work.back();
+      const uint32_t i = work.back();
       work.pop_back();
-      for (uint64_t p = first[i]; p < first[i + 1]; ++p)
+      for (uint32_t p = first[i]; p < first[i + 1]; ++p)
         if (--pending[parents[p]] == 0) resolved(parents[p]);
     }
     if (ready.empty()) break;

@@ -64,6 +64,8 @@ struct ReplayResult {
   bool complete = false;
   std::string why;              // when not complete
   uint64_t transfers = 0;       // timed
+  uint64_t rank_nodes = 0;      // the ranks' logs' maxima
+  double seconds = 0;           // the replay's own time (replay_run)
   std::vector<uint64_t> clock;  // per rank: its last departure or arrival
 };
 

@@ -1,5 +1,6 @@
 // PAMIR_TORUS_REPORT (issue 20, section 3): what crossed every link, what each rank sent and received,
 // and, apart, what depends on timing.
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -65,8 +66,13 @@ ReplayResult replay_run(const Engine &e, const std::string &report) {
     ::unlink(path.c_str());
   }
   if (!res.why.empty()) return res;
-  return replay(e.replay_log(), logs, size_t(e.geometry().nodes()) * Engine::kNodeChannels,
-                e.timing().hop_ns);
+  struct timespec t0, t1;
+  ::clock_gettime(CLOCK_MONOTONIC, &t0);
+  res = replay(e.replay_log(), logs, size_t(e.geometry().nodes()) * Engine::kNodeChannels, e.timing().hop_ns);
+  ::clock_gettime(CLOCK_MONOTONIC, &t1);
+  res.seconds = double(t1.tv_sec - t0.tv_sec) + double(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  for (const auto &l : logs) res.rank_nodes += l.size();
+  return res;
 }
 
 bool write_report(const Engine &e, const ReplayResult &replayed, const std::string &path, double wall_seconds,
@@ -132,6 +138,11 @@ bool write_report(const Engine &e, const ReplayResult &replayed, const std::stri
     for (char c : replayed.why) source += c == '"' || c == '\\' ? ' ' : c;
     source += "\"";
   }
+  auto seconds = [](double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6f", s);
+    return std::string(text);
+  };
   char wall[64];
   std::snprintf(wall, sizeof wall, "%.6f", wall_seconds);
   j +=
@@ -139,6 +150,8 @@ bool write_report(const Engine &e, const ReplayResult &replayed, const std::stri
       ", \"virtual_time_ns\": " + std::to_string(vt) + ", \"rank_virtual_time_ns\": [" + clocks +
       "],\n    \"virtual_time_from\": " + source + ", \"online_virtual_time_ns\": " + std::to_string(online) +
       ", \"transfers\": " + std::to_string(e.replay_log().transfers.size()) +
+      ", \"replay_log_maxima\": " + std::to_string(replayed.rank_nodes + e.replay_log().nodes.size()) +
+      ", \"replay_seconds\": " + seconds(replayed.seconds) +
       ",\n    \"engine_cycles\": " + std::to_string(st.cycles) +
       ", \"descriptors\": " + std::to_string(st.descriptors) +
       ", \"packets\": " + std::to_string(st.packets) +
