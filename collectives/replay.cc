@@ -128,7 +128,7 @@ bool Replay::message_slow(Sched &s, bool send, int peer, void *buf, uint64_t byt
   return true;
 }
 
-int Replay::end_phase() {
+int Replay::end_phase(Vt &vt) {
   PatternFifo &f = patterns();
   if (mode_ == Mode::record) {
     if (staged_.empty()) return 0;
@@ -155,6 +155,7 @@ int Replay::end_phase() {
   int err = 0;
   for (const Descriptor *d = first_; d != next_; ++d) {
     const Request *r = d->req;
+    vt_raise(vt, r->vt);  // the schedule's clock, as the ordinary path's reap raises it
     Err e = r->status.error;
     if (d->intent == Intent::receive && e == Err::ok && r->status.sent_bytes != r->bytes) e = Err::truncate;
     if (!err && e != Err::ok) err = int(e);

@@ -64,8 +64,9 @@ class Replay {
       diverge();
     return next_ == first_ || armed_->value == 0;
   }
-  // The phase is over (its wait returned): the first error of its replayed messages (0: none).
-  int end_phase();
+  // The phase is over (its wait returned): the first error of its replayed messages (0: none); `vt`, the
+  // schedule's clock, raised to theirs.
+  int end_phase(Vt &vt);
 
   // For tests: phases recorded and whether the last start replayed.
   size_t phases() const { return phases_.size(); }

@@ -165,7 +165,7 @@ bool Sched::spin_ready() const {
 int Sched::reap() {
   int err = overflow_ ? int(Err::intern) : 0;
   if (replay_)
-    if (int e = replay_->end_phase(); e && !err) err = e;
+    if (int e = replay_->end_phase(vt_); e && !err) err = e;
   auto reap_one = [this, &err](Request *r) {
     vt_raise(vt_, r->vt);
     Err e = r->status.error;

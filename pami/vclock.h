@@ -38,9 +38,11 @@ struct Vt {
 // An expression's namespace: the engine's arrivals and maxima, or (clear) the rank's log.
 constexpr uint32_t kVtEngine = 0x80000000u;
 
-// VirtualClock::flags: inside a VtScope (`stamp` is the scope's), and the log on. One byte, beside the
-// program's clock, so that a message's path tests both with the load it makes anyway.
-constexpr uint8_t kVtScoped = 1, kVtLogged = 2;
+// VirtualClock::flags: the log on (kVtLogged), and below it how many VtScopes are open (`stamp` is the
+// innermost's). One byte, so that a message's path tests both with one load. A count, not a bit, so
+// that scopes of two threads closed out of order (a callback's blocking call releases the lock) leave
+// the program's level as they found it.
+constexpr uint8_t kVtLogged = 0x80, kVtScopes = 0x7f;
 
 struct VirtualClock {
   Vt program;
@@ -55,6 +57,7 @@ extern VirtualClock g_vclock;
 // packed as a << 32 | b. The torus device turns it on (vt_log_on) and hands it to the engine at the end.
 struct VtLog {
   std::vector<uint64_t> nodes;
+  bool overflow = false;  // more maxima than 31 bits name
 };
 extern VtLog g_vtlog;
 
@@ -95,7 +98,7 @@ inline void vclock_observe(Vt vt) {
 // A call that waited for `t` (a synchronous transfer's last bytes): what follows it in a scope happens
 // no earlier, and at the program's level the program has seen it.
 inline void vclock_waited(Vt t) {
-  if (!(g_vclock.flags & kVtScoped)) {
+  if (!(g_vclock.flags & kVtScopes)) {
     vclock_observe(t);
     return;
   }
@@ -106,24 +109,23 @@ inline void vclock_waited(Vt t) {
 // Sets the stamp and the arrival for a scope, and restores them.
 class VtScope {
  public:
-  VtScope(Vt stamp, Vt arrival) : stamp_(g_vclock.stamp), arrival_(g_vclock.arrival), flags_(g_vclock.flags) {
+  VtScope(Vt stamp, Vt arrival) : stamp_(g_vclock.stamp), arrival_(g_vclock.arrival) {
     g_vclock.stamp = stamp;
     g_vclock.arrival = arrival;
-    g_vclock.flags |= kVtScoped;
+    ++g_vclock.flags;  // scopes nest only through callbacks, never 127 deep
   }
   ~VtScope() {
     // Back at the program's level, the stamp is the program's clock, which the scope may have raised
     // (a blocking call made inside it).
-    g_vclock.stamp = flags_ & kVtScoped ? stamp_ : g_vclock.program;
+    --g_vclock.flags;
+    g_vclock.stamp = g_vclock.flags & kVtScopes ? stamp_ : g_vclock.program;
     g_vclock.arrival = arrival_;
-    g_vclock.flags = uint8_t((g_vclock.flags & ~kVtScoped) | (flags_ & kVtScoped));
   }
   VtScope(const VtScope &) = delete;
   VtScope &operator=(const VtScope &) = delete;
 
  private:
   Vt stamp_, arrival_;
-  uint8_t flags_;
 };
 
 }  // namespace pamir

@@ -110,7 +110,7 @@ void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
 // Takes descriptor `index` of `rank`: checks it, keeps a copy, and injects its first packets.
 void Engine::take(uint32_t rank, uint64_t index) {
   const uint32_t slot = uint32_t(index % kInjectionSlots);
-  take_slot(rank, slot, rank_block(area_, rank)->injection[slot], index);
+  take_slot(rank, slot, rank_block(area_, rank)->injection[slot], (index + 1) << 24);
 }
 
 // Descriptor `index` of pattern FIFO `p`: the same `size` descriptors walked again at every start.
@@ -119,11 +119,16 @@ void Engine::take_pattern(uint32_t rank, uint32_t p, uint64_t index) {
   const uint32_t i = f.size ? uint32_t(index % std::min(f.size, kPatternSlots)) : 0;
   Descriptor d = f.slots[i];  // written once; this start leaves no earlier than its stamp
   d.not_before_ns = std::max(d.not_before_ns, f.start_ns.load(std::memory_order_relaxed));
-  if (log_.on)
+  const uint32_t start_x = f.start_x.load(std::memory_order_relaxed);
+  if (log_.on)  // a pattern's slots carry no stamp of their own (pattern_add), only its starts do
     d.not_before_x =
-        log_.later(rank_ref(rank, d.not_before_x), rank_ref(rank, f.start_x.load(std::memory_order_relaxed)));
-  // After the injection FIFO's descriptors of equal stamps, in the pattern's order.
-  take_slot(rank, kInjectionSlots + p * kPatternSlots + i, d, uint64_t(p + 1) << 48 | index);
+        d.not_before_x ? log_.later(rank_ref(rank, d.not_before_x), rank_ref(rank, start_x)) : start_x;
+  // Its place in the rank's order (the replay's among equal stamps): after the injection FIFO's
+  // descriptors written before the start (index i has order (i + 1) << 24), before those after, starts
+  // by their kicks, and the pattern's own descriptors in its order.
+  const uint64_t order = f.inj_at.load(std::memory_order_relaxed) << 24 | uint64_t(1) << 23 |
+                         (f.kick.load(std::memory_order_relaxed) & 0x7ff) << 12 | (index % kPatternSlots);
+  take_slot(rank, kInjectionSlots + p * kPatternSlots + i, d, order);
 }
 
 void Engine::take_slot(uint32_t rank, uint32_t slot, const Descriptor &d, uint64_t order) {
@@ -469,7 +474,7 @@ void Engine::send_data(uint32_t flow, uint32_t from, uint32_t to, uint64_t not_b
 // request arrives (deliver), a put's data is this one.
 void Engine::record_descriptor(uint32_t rank, uint32_t flow, uint32_t stamp_x, uint64_t order) {
   const Flow &f = flows_[flow];
-  uint32_t wire = wire_ns_[kHeaderBytes];
+  uint64_t wire = wire_ns_[kHeaderBytes];
   if (f.intent == Intent::memory_fifo) wire = wire_ns_[kHeaderBytes + f.payload_len];
   if (f.intent == Intent::direct_put) wire = data_wire_ns(f.length);
   if (flow_transfer_.size() < flows_.size() * 2) flow_transfer_.resize(flows_.size() * 2);
@@ -478,22 +483,21 @@ void Engine::record_descriptor(uint32_t rank, uint32_t flow, uint32_t stamp_x, u
 }
 
 uint32_t Engine::record(uint32_t from, uint32_t to, uint32_t kind, VtRef stamp, uint64_t order,
-                        uint32_t wire_ns) {
+                        uint64_t wire_ns) {
   const int first = net_.first_port(node_of_[from], node_of_[to]);
   const uint32_t link = uint32_t(size_t(node_of_[from]) * kNodeChannels +
                                  size_t(first < 0 ? kNodeChannels - 1 : size_t(first)));
   const uint32_t t = uint32_t(log_.transfers.size());
-  log_.transfers.push_back(ReplayLog::Transfer{stamp, order, from, to, kind, link, wire_ns, 0});
+  log_.transfers.push_back(ReplayLog::Transfer{stamp, order, from, to, kind, link, 0, wire_ns});
   transfer_arrival_.push_back(log_.arrival(t));
   return t;
 }
 
 // All a transfer of `length` data bytes takes on a link: its packets' times, as send() adds them.
-uint32_t Engine::data_wire_ns(uint64_t length) const {
-  const uint32_t n = data_packets(length);
-  const uint64_t last = length - uint64_t(n - 1) * kPacketPayload;
-  return uint32_t((n - 1) * uint64_t(wire_ns_[kHeaderBytes + kPacketPayload]) +
-                  wire_ns_[kHeaderBytes + last]);
+uint64_t Engine::data_wire_ns(uint64_t length) const {
+  const uint64_t n = data_packets(length);
+  const uint64_t last = length - (n - 1) * kPacketPayload;
+  return (n - 1) * uint64_t(wire_ns_[kHeaderBytes + kPacketPayload]) + wire_ns_[kHeaderBytes + last];
 }
 
 // The counter's time is the latest of the arrivals it took since its owner armed it (which cleared the

@@ -168,8 +168,8 @@ class Engine {
   std::vector<uint32_t> flow_transfer_;  // [flow * 2 + (data)]
   std::vector<uint32_t> transfer_arrival_;
   std::vector<uint32_t> counter_arrival_;  // [rank * kCounters + counter - 1]
-  uint32_t record(uint32_t from, uint32_t to, uint32_t kind, VtRef stamp, uint64_t order, uint32_t wire_ns);
-  uint32_t data_wire_ns(uint64_t length) const;
+  uint32_t record(uint32_t from, uint32_t to, uint32_t kind, VtRef stamp, uint64_t order, uint64_t wire_ns);
+  uint64_t data_wire_ns(uint64_t length) const;
   [[gnu::noinline]] void record_descriptor(uint32_t rank, uint32_t flow, uint32_t stamp_x, uint64_t order);
   [[gnu::noinline]] void counter_took(uint32_t rank, uint32_t counter, uint32_t x);
   [[gnu::noinline]] void note_hops(const Info &info, uint32_t hops);

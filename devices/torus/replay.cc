@@ -82,8 +82,9 @@ ReplayResult replay(const ReplayLog &log, const std::vector<std::vector<uint64_t
   res.clock.assign(rank_nodes.size(), 0);
   const Graph g(log, rank_nodes);
   const uint64_t n = g.size();
-  if (n >= kNone) {
-    res.why = "the logs hold more than 2^32 expressions and transfers";
+  // 32-bit indices, and at most two edges an index.
+  if (n >= 0x7fffffff || log.overflow) {
+    res.why = "the run logged more than 2^31 expressions and transfers";
     return res;
   }
   std::vector<uint32_t> kids;

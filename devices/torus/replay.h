@@ -7,8 +7,8 @@
 // So the engine also records each transfer (a descriptor's packets, or a remote get's data, leaving
 // one node by one link) with the expression of its stamp, and each rank records how its stamps were
 // made (pami/vclock.h: every max of two times, undecided). After the run the replay times the
-// transfers again, each link serving them in the order of their stamps, then the rank that sent
-// them, then that rank's order of writing them, and recomputes every stamp from the new arrivals. A
+// transfers again, each link serving them in the order of their stamps, then sender, receiver, kind
+// and the sender's order of writing them, and recomputes every stamp from the new arrivals. A
 // transfer is timed once every transfer whose arrival its stamp depends on has been, and the earliest
 // stamp goes first; since an arrival is later than the stamp of what it arrives from, no transfer
 // timed later can have had an earlier stamp. The result depends on what the program did, not on
@@ -36,8 +36,8 @@ struct ReplayLog {
     uint32_t from, to;  // ranks: the one whose node sends, and the one it arrives at
     uint32_t kind;      // the descriptor's intent, or kGetData
     uint32_t link;      // the sending node's link: node * channels + the first hop's port
-    uint32_t wire_ns;   // all its packets' time on the link
     uint32_t hops;      // the most any of its packets crossed
+    uint64_t wire_ns;   // all its packets' time on the link
   };
   // The engine's expressions: node k is expression kVtEngine | (k + 1). A transfer's arrival
   // (b == kArrival, a its index) or the later of two expressions.
@@ -47,17 +47,23 @@ struct ReplayLog {
     VtRef a, b;
   };
   bool on = false;
+  bool overflow = false;  // more expressions than 31 bits name: the replay declines
   std::vector<Transfer> transfers;
   std::vector<Node> nodes;
 
-  uint32_t arrival(uint32_t transfer) {
-    nodes.push_back(Node{transfer, kArrival});
+  uint32_t arrival(uint32_t transfer) { return add(Node{transfer, kArrival}); }
+  uint32_t later(VtRef a, VtRef b) { return add(Node{a, b}); }
+
+ private:
+  uint32_t add(Node n) {
+    if (nodes.size() >= kMaxNodes) {
+      overflow = true;
+      return 0;
+    }
+    nodes.push_back(n);
     return 0x80000000u | uint32_t(nodes.size());
   }
-  uint32_t later(VtRef a, VtRef b) {
-    nodes.push_back(Node{a, b});
-    return 0x80000000u | uint32_t(nodes.size());
-  }
+  static constexpr size_t kMaxNodes = 0x7ffffffe;
 };
 
 struct ReplayResult {
@@ -74,7 +80,9 @@ struct ReplayResult {
 ReplayResult replay(const ReplayLog &log, const std::vector<std::vector<uint64_t>> &rank_nodes, size_t links,
                     uint32_t hop_ns);
 
-// Where rank `rank` leaves its log for the engine: beside the report.
+// Where rank `rank` leaves its log for the engine: beside the report. The file holds kReplayLogMagic,
+// the engine's pid and the rank, then the rank's nodes (pami/vclock.h's VtLog::nodes).
 std::string replay_log_path(const std::string &report, uint32_t rank);
+constexpr uint64_t kReplayLogMagic = 0x31676f6c'74764d50ull;  // "PMvtlog1"
 
 }  // namespace pamir::torus

@@ -59,11 +59,16 @@ ReplayResult replay_run(const Engine &e, const std::string &report) {
     long bytes = -1;
     if (std::fseek(f, 0, SEEK_END) == 0) bytes = std::ftell(f);
     std::rewind(f);
-    logs[r].resize(bytes > 0 ? size_t(bytes) / sizeof(uint64_t) : 0);
-    const bool whole = std::fread(logs[r].data(), sizeof(uint64_t), logs[r].size(), f) == logs[r].size();
+    uint64_t head[3] = {};
+    const bool ours = bytes >= long(sizeof head) && std::fread(head, sizeof head, 1, f) == 1 &&
+                      head[0] == kReplayLogMagic && head[1] == uint64_t(::getpid()) && head[2] == r;
+    logs[r].resize(ours ? (size_t(bytes) - sizeof head) / sizeof(uint64_t) : 0);
+    const bool whole =
+        ours && std::fread(logs[r].data(), sizeof(uint64_t), logs[r].size(), f) == logs[r].size();
     std::fclose(f);
-    if (!whole && res.why.empty()) res.why = "rank " + std::to_string(r) + "'s log could not be read";
     ::unlink(path.c_str());
+    if (!whole && res.why.empty())
+      res.why = "rank " + std::to_string(r) + "'s log could not be read, or is not this job's";
   }
   if (!res.why.empty()) return res;
   struct timespec t0, t1;
@@ -99,7 +104,8 @@ bool write_report(const Engine &e, const ReplayResult &replayed, const std::stri
        "program had completed), takes its bytes at the "
        "link rate, then the hop latency per hop; contention past the first hop and computation between "
        "messages are not counted; after the run the transfers are timed again, each link taking them in "
-       "the order of their stamps, then rank, then the rank's order, and every stamp made again from the "
+       "the order of their stamps (then sender, receiver, kind, the sender's order), each holding it for all "
+       "its packets, and every stamp made again from the "
        "new arrivals, so that the times do not depend on the order the engine happened to take them in\"},\n";
   j += "  \"links\": [";
   bool first = true;
@@ -150,7 +156,7 @@ bool write_report(const Engine &e, const ReplayResult &replayed, const std::stri
       ", \"virtual_time_ns\": " + std::to_string(vt) + ", \"rank_virtual_time_ns\": [" + clocks +
       "],\n    \"virtual_time_from\": " + source + ", \"online_virtual_time_ns\": " + std::to_string(online) +
       ", \"transfers\": " + std::to_string(e.replay_log().transfers.size()) +
-      ", \"replay_log_maxima\": " + std::to_string(replayed.rank_nodes + e.replay_log().nodes.size()) +
+      ", \"replay_expressions\": " + std::to_string(replayed.rank_nodes + e.replay_log().nodes.size()) +
       ", \"replay_seconds\": " + seconds(replayed.seconds) +
       ",\n    \"engine_cycles\": " + std::to_string(st.cycles) +
       ", \"descriptors\": " + std::to_string(st.descriptors) +

@@ -120,7 +120,8 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
                  {p.fault, sizeof(H::fault), "PAMIR_TORUS_FAULT"}};
     for (const auto &t : texts)
       if (t.text.size() >= t.room) {
-        why = std::string(t.name) + " is longer than " + std::to_string(t.room - 1) + " characters";
+        why = std::string(t.name) + " is longer than " + std::to_string(t.room - 1) + " characters" +
+              (&t.text == &report ? " (as an absolute path)" : "");
         return nullptr;
       }
     void *a = map_area(p.path, true, d->area_len_, why);
@@ -686,21 +687,29 @@ void TorusDevice::wait(unsigned timeout_us, bool (*also)(void *), void *arg) noe
 
 void TorusDevice::shutdown() noexcept {
   publish();
-  if (vt_logged()) {
-    // Before detaching: the engine reads every rank's log once all have detached.
+  // Before detaching: the engine reads every rank's log once all have detached. An engine no longer
+  // serving (it stopped for a rank that died) writes no report and would leave the file behind.
+  if (vt_logged() && header_->engine_state.load(std::memory_order_acquire) == torus::kEngineServing) {
     const std::string path = torus::replay_log_path(report_, self_);
-    FILE *f = std::fopen(path.c_str(), "wb");
-    const size_t n = g_vtlog.nodes.size();
-    bool ok = f && std::fwrite(g_vtlog.nodes.data(), sizeof(uint64_t), n, f) == n;
-    if (f && std::fclose(f) != 0) ok = false;
-    if (!ok)
+    const char *why = g_vtlog.overflow ? "it outgrew 2^31 expressions" : nullptr;
+    if (!why) {
+      // Named by the engine serving this job, so that a log another job left is never read.
+      const uint64_t head[3] = {torus::kReplayLogMagic, uint64_t(engine_pid_), self_};
+      const size_t n = g_vtlog.nodes.size();
+      FILE *f = std::fopen(path.c_str(), "wb");
+      bool ok = f && std::fwrite(head, sizeof head, 1, f) == 1 &&
+                std::fwrite(g_vtlog.nodes.data(), sizeof(uint64_t), n, f) == n;
+      if (f && std::fclose(f) != 0) ok = false;
+      if (!ok) why = std::strerror(errno);
+    }
+    if (why)
       std::fprintf(stderr,
-                   "pamir: PAMIR_TORUS_REPORT: cannot write %s (%s): the report's virtual times "
-                   "will be the engine's, not the replay's\n",
-                   path.c_str(), std::strerror(errno));
-    vt_log_on(false);
-    std::vector<uint64_t>().swap(g_vtlog.nodes);
+                   "pamir: PAMIR_TORUS_REPORT: rank %u's log for the replay, %s: %s; the report's virtual "
+                   "times will be the engine's, not the replay's\n",
+                   self_, path.c_str(), why);
   }
+  vt_log_on(false);
+  std::vector<uint64_t>().swap(g_vtlog.nodes);
   me_->state.store(torus::kRankDetached, std::memory_order_release);
   (void)header_->bell.ring();
   // Rank 0 started the engine: it waits (bounded) for it to write the report and remove the area, so

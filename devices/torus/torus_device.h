@@ -171,7 +171,8 @@ class TorusDevice final : public Device {
   uint64_t landed_seen_ = 0;            // RankBlock::landed when the poll last looked for full ones
   bool fail_reads_ = false;
   int engine_pidfd_ = -1;
-  static constexpr int kEngineExitWaitMs = 30000;  // rank 0 at shutdown (the rest of the job detaching)
+  // Rank 0 at shutdown: the rest of the job detaching, then the engine's replay and report.
+  static constexpr int kEngineExitWaitMs = 120000;
   pid_t engine_pid_ = 0;
   Sink sink_;
   std::function<void(const std::string &)> fatal_;

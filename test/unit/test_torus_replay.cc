@@ -145,7 +145,7 @@ TEST(TorusReplay, TransfersWhoseStampsNeverResolveAreCounted) {
   log.on = true;
   // Transfer 0's stamp is rank 0's node 1, the later of its own node 2 and transfer 0's arrival; node 2
   // is the later of node 1 and 0.
-  log.transfers.push_back(ReplayLog::Transfer{pamir::torus::rank_ref(0, 1), 0, 0, 1, 1, 0, 16, 1});
+  log.transfers.push_back(ReplayLog::Transfer{pamir::torus::rank_ref(0, 1), 0, 0, 1, 1, 0, 1, 16});
   const uint32_t arrival = log.arrival(0);
   const std::vector<std::vector<uint64_t>> logs = {{uint64_t(2) << 32 | arrival, uint64_t(1) << 32}, {}};
   const ReplayResult r = replay(log, logs, 4, 40);

@@ -64,10 +64,25 @@ TEST(VirtualClock, AScopeRestoresTheProgramsStampAndKeepsWhatTheProgramSawInIt) 
     pamir::vclock_observe(Vt{400, pamir::kVtEngine | 3});
     EXPECT_EQ(g_vclock.stamp.ns, 400u);
   }
-  EXPECT_FALSE(g_vclock.flags & pamir::kVtScoped);
+  EXPECT_EQ(g_vclock.flags & pamir::kVtScopes, 0);
   EXPECT_EQ(g_vclock.stamp.ns, 400u);
   EXPECT_EQ(g_vclock.stamp.x, g_vclock.program.x);
   EXPECT_EQ(g_vclock.arrival.x, 0u);
+}
+
+// Two threads' scopes closed out of order (a callback's blocking call releases the library lock): the
+// program's level is back once both are closed, not left looking like a scope.
+TEST(VirtualClock, ScopesClosedOutOfOrderLeaveTheProgramsLevel) {
+  LogOn on;
+  pamir::vclock_observe(Vt{10, pamir::kVtEngine | 1});
+  auto *first = new pamir::VtScope(Vt{20, pamir::kVtEngine | 2}, Vt{});
+  auto *second = new pamir::VtScope(Vt{30, pamir::kVtEngine | 3}, Vt{});
+  delete first;
+  EXPECT_NE(g_vclock.flags & pamir::kVtScopes, 0);  // the second is still open
+  delete second;
+  EXPECT_EQ(g_vclock.flags & pamir::kVtScopes, 0);
+  EXPECT_EQ(g_vclock.stamp.x, g_vclock.program.x);
+  EXPECT_EQ(g_vclock.stamp.ns, 10u);
 }
 
 }  // namespace
