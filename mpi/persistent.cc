@@ -103,16 +103,27 @@ void op_done(pamir::Request *op) {
 
 // A recorded request's counter reached zero: `last` is its operation, or nullptr for a send that left
 // in one packet without it.
-void recorded_done(void *arg, pamir::Request *last) {
-  auto *h = static_cast<pamir::Request *>(arg);
+template <bool kLogged>
+inline void recorded_finish(pamir::Request *h, pamir::Request *last) {
   if (last) {
     h->status = last->status;
-    vt_raise(h->vt, last->vt);
+    pamir::vt_raise_as<kLogged>(h->vt, last->vt);
     h->bytes = last->bytes;
   } else {
     h->status = pamir::Status{};
   }
-  request_complete(h);
+  pamir::request_complete_as<kLogged>(h);
+}
+// Every replayed message passes here: the timing model's log (on for a whole torus run with a report,
+// from before the first recording) chooses the callback when a pattern is recorded, not per message.
+void recorded_done(void *arg, pamir::Request *last) {
+  recorded_finish<false>(static_cast<pamir::Request *>(arg), last);
+}
+void recorded_done_logged(void *arg, pamir::Request *last) {
+  recorded_finish<true>(static_cast<pamir::Request *>(arg), last);
+}
+inline auto recorded_callback() -> void (*)(void *, pamir::Request *) {
+  return pamir::vt_logged() ? recorded_done_logged : recorded_done;
 }
 
 void Persistent::describe(pamir::Descriptor &d, uint32_t counter, pamir::Request *h) {
@@ -191,7 +202,7 @@ int Persistent::start(const char *fn_, pamir::Request *h) {
       return start_ordinary(fn_, h);
     }
     describe(f.descriptors(s)[0], f.first(s), h);
-    f.counters(s)[0].zero = recorded_done;
+    f.counters(s)[0].zero = recorded_callback();
     f.counters(s)[0].arg = h;
     f.counters(s)[0].rearms = true;
     f.seal(s);
@@ -327,7 +338,7 @@ int startall_record(const char *fn_, int count, MPI_Request array[]) {
     pamir::Request *h = request_of(array[i]);
     if (!recorded_in_startall(h)) continue;
     persistent_of(h)->describe(d[j], f.first(s) + j, h);
-    k[j].zero = recorded_done;
+    k[j].zero = recorded_callback();
     k[j].arg = h;
     k[j].rearms = true;
     ++j;

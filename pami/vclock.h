@@ -27,13 +27,14 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 namespace pamir {
 
 struct Vt {
   uint64_t ns = 0;
   uint32_t x = 0;  // its expression (above); 0 with the log off
+  // Named so that a copy is two whole words: with tail padding GCC copied the pair through the stack.
+  uint32_t unused = 0;
 };
 // An expression's namespace: the engine's arrivals and maxima, or (clear) the rank's log.
 constexpr uint32_t kVtEngine = 0x80000000u;
@@ -54,12 +55,19 @@ struct VirtualClock {
 extern VirtualClock g_vclock;
 
 // The rank's log of maxima: node i (its expression is i + 1) is the later of expressions a and b,
-// packed as a << 32 | b. The torus device turns it on (vt_log_on) and hands it to the engine at the end.
+// packed as a << 32 | b. The torus device turns it on (vt_log_on, once vt_log_reserve has mapped it)
+// and hands it to the engine at the end. Its room is reserved once for every name 31 bits give
+// (16 GiB of address space, touched only as it fills), so that a join appends inline and the
+// message path's functions, which may join, make no call for it and keep no frame.
+constexpr uint32_t kVtMaxNodes = kVtEngine - 2;
 struct VtLog {
-  std::vector<uint64_t> nodes;
-  bool overflow = false;  // more maxima than 31 bits name
+  uint64_t *nodes = nullptr;
+  uint32_t count = 0;
+  bool overflow = false;  // more maxima than 31 bits name: the log is not handed over
 };
 extern VtLog g_vtlog;
+bool vt_log_reserve();  // maps the room (vclock.cc); false where the address space is refused
+void vt_log_release();  // unmaps it, empty
 
 inline bool vt_logged() {
   return g_vclock.flags & kVtLogged;
@@ -68,8 +76,21 @@ inline void vt_log_on(bool on) {
   g_vclock.flags = uint8_t(on ? g_vclock.flags | kVtLogged : g_vclock.flags & ~kVtLogged);
 }
 
-Vt vt_join(Vt a, Vt b);           // the logged max (vclock.cc)
-void vclock_observe_slow(Vt vt);  // vclock_observe's other cases (vclock.cc)
+// The logged max.
+inline Vt vt_join(Vt a, Vt b) {
+  const uint64_t ns = a.ns >= b.ns ? a.ns : b.ns;
+  // The time 0 adds nothing, nor does an expression to itself.
+  if (b.x == 0 || b.x == a.x) return Vt{ns, a.x};
+  if (a.x == 0) return Vt{ns, b.x};
+  const uint32_t n = g_vtlog.count;
+  if (n >= kVtMaxNodes) [[unlikely]] {
+    g_vtlog.overflow = true;
+    return Vt{ns, 0};
+  }
+  g_vtlog.nodes[n] = uint64_t(a.x) << 32 | b.x;
+  g_vtlog.count = n + 1;
+  return Vt{ns, n + 1};
+}
 
 inline Vt vt_max(Vt a, Vt b) {
   if (!vt_logged()) [[likely]]
@@ -78,21 +99,32 @@ inline Vt vt_max(Vt a, Vt b) {
 }
 
 // `to` raised to `from`: the later of the two, logged (the form a message's path takes, where the
-// time is most often not raised and nothing need be written).
+// time is most often not raised and nothing need be written). vt_raise_as<false> is for a caller that
+// has tested the log once for several raises.
+template <bool kLogged>
+inline void vt_raise_as(Vt &to, Vt from) {
+  if constexpr (kLogged)
+    to = vt_join(to, from);
+  else if (from.ns > to.ns)
+    to.ns = from.ns;  // with the log off every expression is 0
+}
 inline void vt_raise(Vt &to, Vt from) {
-  if (!vt_logged()) [[likely]] {
-    if (from.ns > to.ns) to = from;
-    return;
-  }
-  to = vt_join(to, from);
+  if (vt_logged()) [[unlikely]]
+    vt_raise_as<true>(to, from);
+  else
+    vt_raise_as<false>(to, from);
 }
 
 // The program completed an operation whose request carried `vt`. At the program's level the stamp is
-// the program's clock; inside a scope it is the scope's, raised. The common case, a time no later
-// than the program's outside a scope with the log off, costs a compare and a test.
+// the program's clock; inside a scope it is the scope's, raised. Inside a scope or with the log on it
+// is out of line (vclock.cc): the loops that finish arrays of requests keep their registers.
+void vclock_observe_flagged(Vt vt);
 inline void vclock_observe(Vt vt) {
-  if (vt.ns > g_vclock.program.ns || g_vclock.flags) [[unlikely]]
-    vclock_observe_slow(vt);
+  if (g_vclock.flags) [[unlikely]] {
+    vclock_observe_flagged(vt);
+    return;
+  }
+  if (vt.ns > g_vclock.program.ns) g_vclock.program.ns = g_vclock.stamp.ns = vt.ns;  // expressions 0
 }
 
 // A call that waited for `t` (a synchronous transfer's last bytes): what follows it in a scope happens

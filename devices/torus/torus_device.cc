@@ -179,7 +179,15 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
   d->engine_pid_ = d->header_->engine_pid.load(std::memory_order_acquire);
   // With a report asked for, the stamps' maxima are logged for the replay after the run (replay.h).
   d->report_.assign(d->header_->report, strnlen(d->header_->report, sizeof d->header_->report));
-  vt_log_on(!d->report_.empty());
+  if (!d->report_.empty()) {
+    const bool room = vt_log_reserve();
+    if (!room)
+      std::fprintf(stderr,
+                   "pamir: PAMIR_TORUS_REPORT: rank %u cannot reserve its log for the replay (%s); the "
+                   "report's virtual times will be the engine's, not the replay's\n",
+                   d->self_, std::strerror(errno));
+    vt_log_on(room);
+  }
   d->engine_pidfd_ = int(::syscall(SYS_pidfd_open, d->engine_pid_, 0));
   // Where Yama restricts cross-memory access, the engine (not our ancestor) needs leave.
   (void)::prctl(PR_SET_PTRACER, static_cast<unsigned long>(d->engine_pid_), 0, 0, 0);
@@ -695,10 +703,10 @@ void TorusDevice::shutdown() noexcept {
     if (!why) {
       // Named by the engine serving this job, so that a log another job left is never read.
       const uint64_t head[3] = {torus::kReplayLogMagic, uint64_t(engine_pid_), self_};
-      const size_t n = g_vtlog.nodes.size();
+      const size_t n = g_vtlog.count;
       FILE *f = std::fopen(path.c_str(), "wb");
       bool ok = f && std::fwrite(head, sizeof head, 1, f) == 1 &&
-                std::fwrite(g_vtlog.nodes.data(), sizeof(uint64_t), n, f) == n;
+                std::fwrite(g_vtlog.nodes, sizeof(uint64_t), n, f) == n;
       if (f && std::fclose(f) != 0) ok = false;
       if (!ok) why = std::strerror(errno);
     }
@@ -709,7 +717,7 @@ void TorusDevice::shutdown() noexcept {
                    self_, path.c_str(), why);
   }
   vt_log_on(false);
-  std::vector<uint64_t>().swap(g_vtlog.nodes);
+  vt_log_release();
   me_->state.store(torus::kRankDetached, std::memory_order_release);
   (void)header_->bell.ring();
   // Rank 0 started the engine: it waits (bounded) for it to write the report and remove the area, so
