@@ -209,7 +209,7 @@ bool Engine::arrive(void *self, const Packet &p) {
   Info info = e->infos_[p.id];  // a copy: deliver() may inject, and grow infos_
   info.vt += uint64_t(p.hops) * e->timing_.hop_ns;
   if (e->log_.on) [[unlikely]]
-    e->note_hops(info, p.hops);
+    e->note_hops(info, p.hops, false);
   if (!e->deliver(info, p.hops)) return false;
   e->free_ids_.push_back(uint32_t(p.id));
   return true;
@@ -245,7 +245,7 @@ void Engine::dropped(void *self, const Packet &p, uint32_t node, int dim, int di
   Info info = e->infos_[p.id];
   info.vt += uint64_t(p.hops) * e->timing_.hop_ns;  // where it was lost
   if (e->log_.on) [[unlikely]]
-    e->note_hops(info, p.hops);
+    e->note_hops(info, p.hops, true);
   e->free_ids_.push_back(uint32_t(p.id));
   ++e->stats_.dropped;
   const Flow &d = e->flows_[info.flow];
@@ -488,7 +488,7 @@ uint32_t Engine::record(uint32_t from, uint32_t to, uint32_t kind, VtRef stamp, 
   const uint32_t link = uint32_t(size_t(node_of_[from]) * kNodeChannels +
                                  size_t(first < 0 ? kNodeChannels - 1 : size_t(first)));
   const uint32_t t = uint32_t(log_.transfers.size());
-  log_.transfers.push_back(ReplayLog::Transfer{stamp, order, from, to, kind, link, 0, wire_ns});
+  log_.transfers.push_back(ReplayLog::Transfer{stamp, order, from, to, kind, link, 0, 0, wire_ns});
   transfer_arrival_.push_back(log_.arrival(t));
   return t;
 }
@@ -513,9 +513,10 @@ void Engine::counter_took(uint32_t rank, uint32_t counter, uint32_t x) {
   last = x;
 }
 
-void Engine::note_hops(const Info &info, uint32_t hops) {
+void Engine::note_hops(const Info &info, uint32_t hops, bool lost) {
   ReplayLog::Transfer &t = log_.transfers[transfer_of(info)];
   t.hops = std::max(t.hops, hops);
+  t.lost |= lost;
 }
 
 void Engine::finish_packet(uint32_t flow) {

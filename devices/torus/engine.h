@@ -172,7 +172,7 @@ class Engine {
   uint64_t data_wire_ns(uint64_t length) const;
   [[gnu::noinline]] void record_descriptor(uint32_t rank, uint32_t flow, uint32_t stamp_x, uint64_t order);
   [[gnu::noinline]] void counter_took(uint32_t rank, uint32_t counter, uint32_t x);
-  [[gnu::noinline]] void note_hops(const Info &info, uint32_t hops);
+  [[gnu::noinline]] void note_hops(const Info &info, uint32_t hops, bool lost);
   uint32_t transfer_of(const Info &info) const {
     return flow_transfer_[size_t(info.flow) * 2 + (info.kind == kData)];
   }

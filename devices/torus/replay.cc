@@ -147,7 +147,7 @@ ReplayResult replay(const ReplayLog &log, const std::vector<std::vector<uint64_t
     free = depart;
     value[i] = depart + uint64_t(t.hops) * hop_ns;
     res.clock[t.from] = std::max(res.clock[t.from], depart);
-    res.clock[t.to] = std::max(res.clock[t.to], value[i]);
+    if (!t.lost) res.clock[t.to] = std::max(res.clock[t.to], value[i]);  // as the engine's own
     ++res.transfers;
     work.push_back(i);
   }

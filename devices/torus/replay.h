@@ -37,6 +37,7 @@ struct ReplayLog {
     uint32_t kind;      // the descriptor's intent, or kGetData
     uint32_t link;      // the sending node's link: node * channels + the first hop's port
     uint32_t hops;      // the most any of its packets crossed
+    uint32_t lost;      // a fault dropped some of its packets: its receiver's clock does not take it
     uint64_t wire_ns;   // all its packets' time on the link
   };
   // The engine's expressions: node k is expression kVtEngine | (k + 1). A transfer's arrival

@@ -126,6 +126,24 @@ TEST(TorusReplay, ARemoteGetsDataLeavesAsOfItsRequestsArrival) {
   EXPECT_EQ(r.clock, (std::vector<uint64_t>{640, 600}));
 }
 
+// A packet a fault dropped: its sender's clock takes its departure, its receiver's nothing, in the
+// replay as in the engine's own clocks.
+TEST(TorusReplay, ADroppedPacketArrivesNowhere) {
+  Area a(2);
+  Recording rec(a, 2, "2");
+  std::vector<pamir::torus::LinkFault> faults;
+  std::string why;
+  ASSERT_TRUE(pamir::torus::parse_faults("drop:0:A+:1:7", rec.g, faults, why)) << why;
+  rec.e.set_faults(faults);
+  a.send(0, 1, 1, 0, 0);
+  run(rec.e);
+  EXPECT_EQ(a.rank(1)->lost.load(), 1u);
+  EXPECT_EQ(rec.e.clocks(), (std::vector<uint64_t>{16, 0}));
+  const ReplayResult r = rec.replayed({{}, {}});
+  ASSERT_TRUE(r.complete) << r.why;
+  EXPECT_EQ(r.clock, (std::vector<uint64_t>{16, 0}));
+}
+
 // A stamp that names an expression no log holds: the replay says so rather than guess.
 TEST(TorusReplay, AnExpressionNoLogHoldsIsReportedNotGuessed) {
   Area a(2);
@@ -145,7 +163,7 @@ TEST(TorusReplay, TransfersWhoseStampsNeverResolveAreCounted) {
   log.on = true;
   // Transfer 0's stamp is rank 0's node 1, the later of its own node 2 and transfer 0's arrival; node 2
   // is the later of node 1 and 0.
-  log.transfers.push_back(ReplayLog::Transfer{pamir::torus::rank_ref(0, 1), 0, 0, 1, 1, 0, 1, 16});
+  log.transfers.push_back(ReplayLog::Transfer{pamir::torus::rank_ref(0, 1), 0, 0, 1, 1, 0, 1, 0, 16});
   const uint32_t arrival = log.arrival(0);
   const std::vector<std::vector<uint64_t>> logs = {{uint64_t(2) << 32 | arrival, uint64_t(1) << 32}, {}};
   const ReplayResult r = replay(log, logs, 4, 40);
