@@ -94,9 +94,7 @@ void Engine::send(Info info, uint32_t wire_bytes, uint64_t not_before) {
   p.control = info.kind == kRequest || info.kind == kCounter;
   // Leaves once its node's link of the first hop is free, taking the packet's bytes at the link rate;
   // then a latency per hop. A node's links send at once, as the messaging unit's injection FIFOs do.
-  const int first = net_.first_port(p.src, p.dst);
-  uint64_t &free_at =
-      inject_free_[size_t(p.src) * kNodeChannels + size_t(first < 0 ? kNodeChannels - 1 : first)];
+  uint64_t &free_at = inject_free_[node_channel(p.src, p.dst)];
   const uint64_t depart = std::max(free_at, not_before) + wire_ns_[wire_bytes];
   free_at = depart;
   land(info.from, depart);
@@ -119,10 +117,11 @@ void Engine::take_pattern(uint32_t rank, uint32_t p, uint64_t index) {
   const uint32_t i = f.size ? uint32_t(index % std::min(f.size, kPatternSlots)) : 0;
   Descriptor d = f.slots[i];  // written once; this start leaves no earlier than its stamp
   d.not_before_ns = std::max(d.not_before_ns, f.start_ns.load(std::memory_order_relaxed));
-  const uint32_t start_x = f.start_x.load(std::memory_order_relaxed);
-  if (log_.on)  // a pattern's slots carry no stamp of their own (pattern_add), only its starts do
+  if (log_.on) {  // a pattern's slots carry no stamp of their own (pattern_add), only its starts do
+    const uint32_t start_x = f.start_x.load(std::memory_order_relaxed);
     d.not_before_x =
         d.not_before_x ? log_.later(rank_ref(rank, d.not_before_x), rank_ref(rank, start_x)) : start_x;
+  }
   // Its place in the rank's order (the replay's among equal stamps): after the injection FIFO's
   // descriptors written before the start (index i has order (i + 1) << 24), before those after, starts
   // by their kicks, and the pattern's own descriptors in its order.
@@ -484,9 +483,7 @@ void Engine::record_descriptor(uint32_t rank, uint32_t flow, uint32_t stamp_x, u
 
 uint32_t Engine::record(uint32_t from, uint32_t to, uint32_t kind, VtRef stamp, uint64_t order,
                         uint64_t wire_ns) {
-  const int first = net_.first_port(node_of_[from], node_of_[to]);
-  const uint32_t link = uint32_t(size_t(node_of_[from]) * kNodeChannels +
-                                 size_t(first < 0 ? kNodeChannels - 1 : size_t(first)));
+  const uint32_t link = node_channel(node_of_[from], node_of_[to]);
   const uint32_t t = uint32_t(log_.transfers.size());
   log_.transfers.push_back(ReplayLog::Transfer{stamp, order, from, to, kind, link, 0, 0, wire_ns});
   transfer_arrival_.push_back(log_.arrival(t));

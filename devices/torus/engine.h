@@ -159,6 +159,11 @@ class Engine {
   // Per node and outgoing link (and one channel between the node's own ranks, kNodeChannels in all):
   // when it is next free (virtual ns).
   std::vector<uint64_t> inject_free_;
+  // The channel a packet from node `src` to node `dst` leaves by: its first hop's port, or the node's own.
+  uint32_t node_channel(uint32_t src, uint32_t dst) const {
+    const int first = net_.first_port(src, dst);
+    return uint32_t(size_t(src) * kNodeChannels + (first < 0 ? kNodeChannels - 1 : size_t(first)));
+  }
   std::vector<uint32_t> wire_ns_;  // by bytes on the wire: the time a link takes to send them
   std::vector<uint64_t> clock_;
   // The replay's record (replay.h): per flow, its transfer and, for a remote get, its data's (the

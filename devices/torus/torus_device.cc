@@ -319,7 +319,7 @@ unsigned TorusDevice::poll() noexcept {
       reads_.pop_back();
       reads_count_.store(uint32_t(reads_.size()), std::memory_order_relaxed);
       const int64_t status = c.status.load(std::memory_order_relaxed);
-      const Vt landed{c.vt_ns.load(std::memory_order_relaxed), c.vt_x.load(std::memory_order_relaxed)};
+      const Vt landed = torus::counter_time(c);
       ack_free(done.counter);
       VtScope at(landed, landed);  // the receive completes, and acknowledges, as of its last bytes
       sink_.read_done(sink_.arg, done.cookie, status);
@@ -397,7 +397,7 @@ ssize_t TorusDevice::transfer_sync(Intent intent, uint32_t task, const struct io
   const int64_t status = c.status.load(std::memory_order_relaxed);
   // What the caller does next (completes a receive, acknowledges) happens after the last bytes landed,
   // as it would had the transfer gone through start_read and read_done.
-  vclock_waited(Vt{c.vt_ns.load(std::memory_order_relaxed), c.vt_x.load(std::memory_order_relaxed)});
+  vclock_waited(torus::counter_time(c));
   ack_free(counter);
   return status ? ssize_t(status) : ssize_t(total);
 }
@@ -485,8 +485,7 @@ uint64_t TorusDevice::ack_counter(uint64_t ref) const noexcept {
 }
 
 Vt TorusDevice::ack_time(uint64_t ref) const noexcept {
-  const torus::Counter &c = me_->counters[ref - 1];
-  return Vt{c.vt_ns.load(std::memory_order_relaxed), c.vt_x.load(std::memory_order_relaxed)};
+  return torus::counter_time(me_->counters[ref - 1]);
 }
 
 int64_t TorusDevice::ack_status(uint64_t ref) const noexcept {
@@ -630,7 +629,7 @@ void TorusDevice::hand_over(uint32_t i) noexcept {
   torus::Landing &l = me_->landings[i];
   l.state.store(torus::kLandingClosed, std::memory_order_relaxed);
   const torus::ReceptionSlot &r = l.slot;
-  VtScope at(Vt{r.h.vt_ns, r.h.vt_x}, Vt{r.h.vt_ns, r.h.vt_x});
+  VtScope at(torus::arrival_of(r.h), torus::arrival_of(r.h));
   if (sink_.landed(sink_.arg, i + 1, r.h.src, r.payload + r.h.hdr_len, r.h.payload_len - r.h.hdr_len))
     l.state.store(torus::kLandingOpen, std::memory_order_release);
 }

@@ -26,6 +26,17 @@
 #include "devices/torus/area.h"
 #include "pami/vclock.h"
 
+namespace pamir::torus {
+// The timing model's times the engine writes (pami/vclock.h): a packet's arrival, and a counter's latest
+// bytes, each with its expression for the replay after the run.
+inline Vt arrival_of(const PacketHeader &h) {
+  return Vt{h.vt_ns, h.vt_x};
+}
+inline Vt counter_time(const Counter &c) {
+  return Vt{c.vt_ns.load(std::memory_order_relaxed), c.vt_x.load(std::memory_order_relaxed)};
+}
+}  // namespace pamir::torus
+
 namespace pamir::dev {
 
 struct TorusParams {
@@ -137,8 +148,7 @@ class TorusDevice final : public Device {
   void deliver(const torus::ReceptionSlot &r) noexcept {
     // Handled as of its arrival: what completes now completes then, and what it makes this rank send
     // leaves no earlier (pami/vclock.h).
-    const Vt arrival{r.h.vt_ns, r.h.vt_x};
-    VtScope at(arrival, arrival);
+    VtScope at(torus::arrival_of(r.h), torus::arrival_of(r.h));
     // A packet of a source with landings: what landed before it is handed over first, and the context
     // deals with what the packet would overtake. Other sources' packets pay one load.
     if (landing_count_ && landings_from_[r.h.src]) [[unlikely]] {

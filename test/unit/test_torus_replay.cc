@@ -1,7 +1,11 @@
 // The timing model's replay after the run (devices/torus/replay.h): the engine alone in this process,
 // with descriptors written as ranks would write them, in an order that is not their stamps' order.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "devices/torus/area.h"
@@ -142,6 +146,47 @@ TEST(TorusReplay, ADroppedPacketArrivesNowhere) {
   const ReplayResult r = rec.replayed({{}, {}});
   ASSERT_TRUE(r.complete) << r.why;
   EXPECT_EQ(r.clock, (std::vector<uint64_t>{16, 0}));
+}
+
+// The ranks' logs beside the report: read only when headed by this engine's pid and their rank, and
+// removed whatever they hold, so a log another job left is neither read nor left behind.
+TEST(TorusReplay, OnlyThisJobsLogsAreReadAndAllAreRemoved) {
+  Area a(2);
+  Recording rec(a, 2, "2");
+  char dir[] = "/tmp/pamir-replay-test.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string report = std::string(dir) + "/r.json";
+  auto write = [&](uint32_t rank, uint64_t pid) {
+    const uint64_t log[4] = {pamir::torus::kReplayLogMagic, pid, rank, 0};  // one node: the later of 0 and 0
+    FILE *f = std::fopen(pamir::torus::replay_log_path(report, rank).c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(log, sizeof log, 1, f), 1u);
+    std::fclose(f);
+  };
+  auto gone = [&](uint32_t rank) {
+    return ::access(pamir::torus::replay_log_path(report, rank).c_str(), F_OK) != 0;
+  };
+
+  write(0, uint64_t(::getpid()));
+  write(1, uint64_t(::getpid()));
+  ReplayResult r = pamir::torus::replay_run(rec.e, report);
+  EXPECT_TRUE(r.complete) << r.why;
+  EXPECT_EQ(r.rank_nodes, 2u);  // one node each, the header not counted
+  EXPECT_TRUE(gone(0) && gone(1));
+
+  write(0, uint64_t(::getpid()));
+  write(1, uint64_t(::getpid()) + 1);  // another engine's
+  r = pamir::torus::replay_run(rec.e, report);
+  EXPECT_FALSE(r.complete);
+  EXPECT_NE(r.why.find("rank 1's log could not be read, or is not this job's"), std::string::npos) << r.why;
+  EXPECT_TRUE(gone(0) && gone(1));
+
+  write(1, uint64_t(::getpid()));  // rank 0 left none
+  r = pamir::torus::replay_run(rec.e, report);
+  EXPECT_FALSE(r.complete);
+  EXPECT_NE(r.why.find("rank 0 left no log"), std::string::npos) << r.why;
+  EXPECT_TRUE(gone(1));
+  ::rmdir(dir);
 }
 
 // A stamp that names an expression no log holds: the replay says so rather than guess.

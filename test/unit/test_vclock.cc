@@ -69,6 +69,25 @@ TEST(VirtualClock, AScopeRestoresTheProgramsStampAndKeepsWhatTheProgramSawInIt) 
   EXPECT_EQ(g_vclock.arrival.x, 0u);
 }
 
+// A synchronous transfer's last bytes (vclock_waited): at the program's level the program has seen
+// them; in a scope, what follows in it is stamped and completes no earlier.
+TEST(VirtualClock, AWaitedTransferRaisesTheProgramOrTheScope) {
+  LogOn on;
+  const Vt landed{500, pamir::kVtEngine | 4};
+  pamir::vclock_waited(landed);
+  EXPECT_EQ(g_vclock.program.x, landed.x);
+  EXPECT_EQ(g_vclock.stamp.x, landed.x);
+  {
+    pamir::VtScope at(Vt{100, pamir::kVtEngine | 5}, Vt{100, pamir::kVtEngine | 5});
+    pamir::vclock_waited(Vt{700, pamir::kVtEngine | 6});
+    EXPECT_EQ(g_vclock.stamp.ns, 700u);
+    EXPECT_EQ(g_vclock.arrival.ns, 700u);
+    EXPECT_NE(g_vclock.stamp.x, 0u);
+    EXPECT_EQ(g_vclock.program.x, landed.x);  // the program has not seen it
+  }
+  EXPECT_EQ(g_vclock.stamp.ns, 500u);
+}
+
 // Two threads' scopes closed out of order (a callback's blocking call releases the library lock): the
 // program's level is back once both are closed, not left looking like a scope.
 TEST(VirtualClock, ScopesClosedOutOfOrderLeaveTheProgramsLevel) {
