@@ -90,7 +90,7 @@ H from_int(int v, Kind kind, H null_handle) {
   return o ? reinterpret_cast<H>(handle_value(static_cast<Object *>(o))) : null_handle;
 }
 
-// Kinds with no user objects yet (files, windows): only the predefined handles have
+// Kinds with no user objects yet (files): only the predefined handles have
 // integers.
 template <typename H>
 int predefined_to_int(H h, H null_handle) {
@@ -329,10 +329,10 @@ MPI_Session PMPI_Session_fromint(int session) {
 PAMIR_ALIAS(Session_fromint);
 
 int PMPI_Win_toint(MPI_Win win) {
-  return predefined_to_int(win, MPI_WIN_NULL);
+  return to_int(win, Kind::win, MPI_WIN_NULL);
 }
 PAMIR_ALIAS(Win_toint);
 MPI_Win PMPI_Win_fromint(int win) {
-  return predefined_from_int(win, MPI_WIN_NULL);
+  return from_int(win, Kind::win, MPI_WIN_NULL);
 }
 PAMIR_ALIAS(Win_fromint);

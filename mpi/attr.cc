@@ -28,6 +28,7 @@
 #include <climits>
 
 #include "mpi/check.h"
+#include "mpi/win.h"
 #include "pami/context.h"
 #include "pamir_alias.h"
 
@@ -79,6 +80,20 @@ struct Owner<Datatype> {
   static void release(Datatype *t) { datatype_release(t); }
   static Comm *raise_on(Datatype *) { return nullptr; }  // no error handler: MPI_COMM_SELF's
 };
+template <>
+struct Owner<Win> {
+  using Handle = MPI_Win;
+  using CopyFn = MPI_Win_copy_attr_function;
+  using DeleteFn = MPI_Win_delete_attr_function;
+  static constexpr KeyvalKind kKind = KeyvalKind::win;
+  static constexpr const char *kWhat = "windows";
+  static Handle handle(Win *w) { return win_handle(w); }
+  static void hold(Win *w) { ++w->refs; }
+  static void release(Win *w) {
+    if (--w->refs == 0) pool<Win>().destroy(w);
+  }
+  static Win *raise_on(Win *w) { return w; }
+};
 
 bool predefined_keyval(int k) {
   switch (k) {
@@ -125,12 +140,35 @@ void *predefined_value(int k) {
   }
 }
 
+// A window's predefined attribute (MPI 5.0 §12.2.6): MPI_WIN_BASE is the base itself, the others point
+// to their values; nullptr for any other keyval.
+void *win_predefined_value(Win *w, int k) {
+  switch (k) {
+    case MPI_WIN_BASE:
+      return w->base;
+    case MPI_WIN_SIZE:
+      return &w->size;
+    case MPI_WIN_DISP_UNIT:
+      return &w->disp_unit;
+    case MPI_WIN_CREATE_FLAVOR:
+      return &w->flavor;
+    case MPI_WIN_MODEL:
+      return &w->model;
+    default:
+      return nullptr;
+  }
+}
+bool win_predefined_keyval(int k) {
+  return k >= MPI_WIN_BASE && k <= MPI_WIN_MODEL;
+}
+
 void keyval_release(Keyval *k) {
   if (--k->refs == 0) pool<Keyval>().destroy(k);
 }
 
 // A callback's error as the error of the MPI call: its class when it is a valid code.
-int callback_failed(Comm *c, const char *fn, const char *which, int keyval, int rc) {
+template <typename On>
+int callback_failed(On *c, const char *fn, const char *which, int keyval, int rc) {
   int cls = error_class(rc);
   return raise(c, fn, cls > 0 ? cls : MPI_ERR_OTHER, "the %s callback of keyval %d returned %d", which,
                keyval, rc);
@@ -207,7 +245,9 @@ const char *bad_keyval(int id, KeyvalKind kind) {
   const Keyval *k = keyval_of(id);
   if (!k) return "is not a valid keyval";
   if (k->kind != kind)
-    return k->kind == KeyvalKind::comm ? "was created for communicators" : "was created for datatypes";
+    return k->kind == KeyvalKind::comm   ? "was created for communicators"
+           : k->kind == KeyvalKind::type ? "was created for datatypes"
+                                         : "was created for windows";
   return nullptr;
 }
 
@@ -243,9 +283,11 @@ int free_keyval(const char *fn_, KeyvalKind kind, int *keyval) {
 template <typename T>
 int set_attr(const char *fn_, T *c, int keyval, void *value) {
   using O = Owner<T>;
-  Comm *e = O::raise_on(c);
+  auto *e = O::raise_on(c);
   PAMIR_CHECK(e, O::kKind != KeyvalKind::comm || !predefined_keyval(keyval), MPI_ERR_KEYVAL,
               "predefined attribute %d cannot be set", keyval);
+  PAMIR_CHECK(e, O::kKind != KeyvalKind::win || !win_predefined_keyval(keyval), MPI_ERR_KEYVAL,
+              "predefined window attribute %d cannot be set", keyval);
   const char *why = bad_keyval(keyval, O::kKind);
   PAMIR_CHECK(e, !why, MPI_ERR_KEYVAL, "keyval %d %s", keyval, why);
   Keyval *k = keyval_of(keyval);
@@ -272,12 +314,19 @@ int set_attr(const char *fn_, T *c, int keyval, void *value) {
 template <typename T>
 int get_attr(const char *fn_, T *c, int keyval, void *attribute_val, int *flag) {
   using O = Owner<T>;
-  Comm *e = O::raise_on(c);
+  auto *e = O::raise_on(c);
   PAMIR_CHECK(e, attribute_val && flag, MPI_ERR_ARG, "attribute_val or flag is NULL");
   if (O::kKind == KeyvalKind::comm && predefined_keyval(keyval)) {
     *static_cast<void **>(attribute_val) = predefined_value(keyval);
     *flag = 1;
     return MPI_SUCCESS;
+  }
+  if constexpr (O::kKind == KeyvalKind::win) {
+    if (void *v = win_predefined_value(c, keyval)) {
+      *static_cast<void **>(attribute_val) = v;
+      *flag = 1;
+      return MPI_SUCCESS;
+    }
   }
   // A freed keyval stays valid for the attributes still cached with it (MPI 4.1 §7.7.2).
   auto it = c->attrs.find(keyval);
@@ -291,9 +340,11 @@ int get_attr(const char *fn_, T *c, int keyval, void *attribute_val, int *flag) 
 template <typename T>
 int delete_attr(const char *fn_, T *c, int keyval) {
   using O = Owner<T>;
-  Comm *e = O::raise_on(c);
+  auto *e = O::raise_on(c);
   PAMIR_CHECK(e, O::kKind != KeyvalKind::comm || !predefined_keyval(keyval), MPI_ERR_KEYVAL,
               "predefined attribute %d cannot be deleted", keyval);
+  PAMIR_CHECK(e, O::kKind != KeyvalKind::win || !win_predefined_keyval(keyval), MPI_ERR_KEYVAL,
+              "predefined window attribute %d cannot be deleted", keyval);
   // A freed keyval stays valid for deleting the attributes still cached with it (MPI 4.1 §7.7.2).
   const char *why = c->attrs.count(keyval) ? nullptr : bad_keyval(keyval, O::kKind);
   PAMIR_CHECK(e, !why, MPI_ERR_KEYVAL, "keyval %d %s", keyval, why);
@@ -389,6 +440,12 @@ void attrs_forget(Comm *c) {
 }
 void attrs_forget(Datatype *t) {
   forget_all(t);
+}
+int attrs_delete_all(Win *w, const char *fn) {
+  return delete_all(w, fn);
+}
+void attrs_forget(Win *w) {
+  forget_all(w);
 }
 
 }  // namespace pamir::mpi
@@ -497,3 +554,38 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   return delete_attr(fn_, PAMIR_ANY_TYPE(nullptr, datatype), type_keyval);
 }
 PAMIR_ALIAS(Type_delete_attr);
+
+// --- windows ---------------------------------------------------------------------------------------
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) {
+  PAMIR_ENTER("MPI_Win_create_keyval");
+  return create_keyval(fn_, KeyvalKind::win, reinterpret_cast<MPI_Comm_copy_attr_function *>(win_copy_attr_fn),
+                       reinterpret_cast<MPI_Comm_delete_attr_function *>(win_delete_attr_fn), win_keyval,
+                       extra_state);
+}
+PAMIR_ALIAS(Win_create_keyval);
+
+int PMPI_Win_free_keyval(int *win_keyval) {
+  PAMIR_ENTER("MPI_Win_free_keyval");
+  return free_keyval(fn_, KeyvalKind::win, win_keyval);
+}
+PAMIR_ALIAS(Win_free_keyval);
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
+  PAMIR_ENTER("MPI_Win_set_attr");
+  return set_attr(fn_, PAMIR_WIN(win), win_keyval, attribute_val);
+}
+PAMIR_ALIAS(Win_set_attr);
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) {
+  PAMIR_ENTER("MPI_Win_get_attr");
+  return get_attr(fn_, PAMIR_WIN(win), win_keyval, attribute_val, flag);
+}
+PAMIR_ALIAS(Win_get_attr);
+
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  PAMIR_ENTER("MPI_Win_delete_attr");
+  return delete_attr(fn_, PAMIR_WIN(win), win_keyval);
+}
+PAMIR_ALIAS(Win_delete_attr);

@@ -75,6 +75,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   Errhandler *e = PAMIR_ERRHANDLER(c, errhandler);
   PAMIR_CHECK(c, e->type != Errhandler::Type::session_fn, MPI_ERR_ARG,
               "the error handler was made for sessions (MPI_Session_create_errhandler)");
+  PAMIR_CHECK(c, e->type != Errhandler::Type::win_fn, MPI_ERR_ARG,
+              "the error handler was made for windows (MPI_Win_create_errhandler)");
   errhandler_replace(c->errhandler, e);
   return MPI_SUCCESS;
 }

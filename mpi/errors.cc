@@ -12,6 +12,7 @@
 
 #include "mpi/check.h"
 #include "mpi/comm.h"
+#include "mpi/win.h"
 #include "pami/context.h"
 
 namespace pamir::mpi {
@@ -255,6 +256,7 @@ int raise_code(Comm *comm, int code) {
     case Errhandler::Type::abort:
       die(comm_label(comm), code, true);
     case Errhandler::Type::session_fn:  // not settable on a communicator
+    case Errhandler::Type::win_fn:
       die(comm_label(comm), code, false);
     case Errhandler::Type::comm_fn: {
       // A handler may call a procedure that fails and calls it again (the standard allows it); one
@@ -284,6 +286,31 @@ int raise_code(Comm *comm, int code) {
     }
   }
   return code;
+}
+
+int raise_win_code(Win *w, int code) {
+  if (!w) return raise_code(comm_self(), code);
+  Errhandler *eh = w->errhandler ? w->errhandler : &eh_fatal;
+  switch (eh->type) {
+    case Errhandler::Type::ret:
+      return code;
+    case Errhandler::Type::abort:
+      die("the window", code, true);
+    case Errhandler::Type::win_fn: {
+      if (handler_depth >= kMaxHandlerDepth) [[unlikely]]
+        die("the window (it recursed 64 handlers deep)", code, false);
+      MPI_Win h = win_handle(w);
+      int c = code;
+      MPI_Win_errhandler_function *fn = eh->win_fn;
+      Unlocked unlocked;
+      ++handler_depth;
+      fn(&h, &c);
+      --handler_depth;
+      return code;
+    }
+    default:
+      die("the window", code, false);
+  }
 }
 
 int raise_session_code(MPI_Session session, Errhandler *eh, int code) {
@@ -333,6 +360,22 @@ int raise(Comm *comm, const char *fn, int cls, const char *fmt, ...) {
   std::string text = error_text(fn, cls, fmt, ap);
   va_end(ap);
   return raise_code(comm, make_code(cls, std::move(text)));
+}
+
+int raise(std::nullptr_t, const char *fn, int cls, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string text = error_text(fn, cls, fmt, ap);
+  va_end(ap);
+  return raise_code(static_cast<Comm *>(nullptr), make_code(cls, std::move(text)));
+}
+
+int raise(Win *w, const char *fn, int cls, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string text = error_text(fn, cls, fmt, ap);
+  va_end(ap);
+  return raise_win_code(w, make_code(cls, std::move(text)));
 }
 
 void not_initialized(const char *fn) {

@@ -16,8 +16,9 @@ struct Comm;
 
 struct Errhandler : Object {
   static constexpr Kind kKind = Kind::errhandler;
-  enum class Type { fatal, abort, ret, comm_fn, session_fn } type = Type::fatal;
+  enum class Type { fatal, abort, ret, comm_fn, session_fn, win_fn } type = Type::fatal;
   MPI_Comm_errhandler_function *comm_fn = nullptr;
+  MPI_Win_errhandler_function *win_fn = nullptr;
   MPI_Session_errhandler_function *session_fn = nullptr;
 };
 
@@ -42,6 +43,9 @@ inline void errhandler_replace(Errhandler *&slot, Errhandler *e) {
 [[gnu::cold]] [[gnu::format(printf, 4, 5)]] int raise(Comm *comm, const char *fn, int cls, const char *fmt,
                                                       ...);
 // Raises an existing code (for example the class of a failed request) on comm's handler.
+// Raised with no object: on MPI_COMM_SELF (the same as a null Comm*; Win* overloads it, mpi/win.h).
+[[gnu::cold]] [[gnu::format(printf, 4, 5)]] int raise(std::nullptr_t, const char *fn, int cls, const char *fmt,
+                                                      ...);
 [[gnu::cold]] int raise_code(Comm *comm, int code);
 // The same on a session's handler `eh` (mpi/session.cc): a detailed code of class `cls`, or an existing
 // code.

@@ -34,6 +34,7 @@ enum class Kind : uint32_t {
   message = 0x4d534753,     // "MSGS"
   keyval = 0x4b455956,      // "KEYV"
   session = 0x53455353,     // "SESS"
+  win = 0x57494e44,         // "WIND"
 };
 constexpr uint32_t kDead = 0xdeadbeef;
 

@@ -176,9 +176,12 @@ class Context {
 
   // Progress of the layer above: the nonblocking collectives register `fn`, which advance() calls while
   // `active` (their number in flight) is nonzero.
+  // Windows register `windows` while a served lock request waits at them (pami/window.cc), counted in
+  // `active` too.
   struct ProgressHook {
     void (*fn)() = nullptr;
     unsigned active = 0;
+    void (*windows)() = nullptr;
   };
   ProgressHook &progress_hook() { return hook_; }
 
@@ -216,7 +219,7 @@ class Context {
     if (__builtin_expect(layout_shares_used_ != 0, 0)) poll_layout_shares(got == 0);
     // Last, so a schedule sees every completion of this pass: a step left waiting for a send that
     // check_rdv_sends just completed would otherwise sleep until its doorbell's timeout.
-    if (__builtin_expect(hook_.active != 0, 0)) hook_.fn();
+    if (__builtin_expect(hook_.active != 0, 0)) run_hooks();
   }
 
   // With both devices: a poll of the fabric costs a system call or more (tcp, under manual progress)
@@ -295,6 +298,19 @@ class Context {
     struct iovec l = {local, len}, r = {const_cast<void *>(remote), len};
     return shm_->read_remote(task, &l, 1, &r, 1, 0);
   }
+  ssize_t node_readv(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                     unsigned nremote) {
+    return shm_->read_remote(task, local, nlocal, remote, nremote, 0);
+  }
+  ssize_t node_writev(uint32_t task, const struct iovec *local, unsigned nlocal, const struct iovec *remote,
+                      unsigned nremote) {
+    return shm_->write_remote(task, local, nlocal, remote, nremote, 0);
+  }
+  // Active messages of the layer above (kDispatchWin, handed to window_deliver): sent in order with
+  // everything else to `task`, at once when there is room, else queued with copies of header and payload.
+  void send_am(uint32_t task, const void *hdr, uint32_t hdr_len, const void *payload, size_t len);
+  size_t am_payload(uint32_t task, uint32_t hdr_len) const { return peers_[task].dev->max_payload(hdr_len); }
+
   ssize_t node_write(uint32_t task, const void *local, void *remote, size_t len) {
     struct iovec l = {const_cast<void *>(local), len}, r = {remote, len};
     return shm_->write_remote(task, &l, 1, &r, 1, 0);
@@ -435,6 +451,10 @@ class Context {
   bool box_arrived();
   void enqueue(Peer &p, Request *r);
   void send_control(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len);
+  void run_hooks() {
+    if (hook_.fn) hook_.fn();
+    if (hook_.windows) hook_.windows();
+  }
   void on_ack(uint64_t cookie);
   void send_ack(uint32_t task, uint64_t cookie);
   void fill(Request *r, uint64_t offset, const void *data, size_t len);

@@ -19,7 +19,8 @@ enum Dispatch : uint16_t {
   kDispatchGetData = 10,  // part of a get's answer: GetDataHeader + payload
   kDispatchShort = 11,    // a whole message in one packet, sent at once: the match bits (8 bytes) + payload
   kDispatchMsgSig = 12,   // kDispatchMsg with the hash of the message's type signature: MsgSigHeader
-  kDispatchCount = 13,
+  kDispatchWin = 13,      // a served window operation (pami/protocols/window_am.cc): its own header
+  kDispatchCount = 14,
 };
 
 struct MsgHeader {

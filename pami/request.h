@@ -37,6 +37,8 @@ enum class ReqKind : uint8_t {
   get,          // one-sided get (Context::start_get): completes when the data is in `buf`
   get_reply,    // internal: a target's answer to a get by packets, released once sent
   pair,         // MPI_Isendrecv: completes when its send and its receive have (mpi/pt2pt.cc)
+  am,           // internal: an active message queued behind a full device; `buf` holds its header
+                // (`bytes` long) and then its payload (`offset` long), freed once it is sent
 };
 
 struct Status {

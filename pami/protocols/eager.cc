@@ -2,11 +2,13 @@
 // packet, then payload fragments), the loopback path to self, synchronous-send acks, and the receive
 // side that matches and fills buffers. Rendezvous by RDMA read (seed 001) joins them in its own file.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "datatype/signature.h"
 #include "pami/context.h"
 #include "pami/protocols/packets.h"
+#include "pami/window.h"
 
 namespace pamir {
 
@@ -68,6 +70,10 @@ void Context::enqueue(Peer &p, Request *r) {
 bool Context::push(Peer &p, Request *r) {
   dev::Device *d = p.dev;
   if (r->control) return d->try_send(r->peer_task, uint16_t(r->tag), r->ctrl, uint32_t(r->bytes), nullptr, 0);
+  if (r->kind == ReqKind::am) [[unlikely]] {
+    const uint8_t *b = static_cast<const uint8_t *>(r->buf);
+    return d->try_send(r->peer_task, kDispatchWin, b, uint32_t(r->bytes), b + r->bytes, r->offset);
+  }
   if (r->kind != ReqKind::send) [[unlikely]]
     return push_onesided(p, r);
   const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
@@ -104,6 +110,9 @@ void Context::push_pending() {
       }
       p->sendq.remove(r);
       if (r->control) {
+        request_release(r);
+      } else if (r->kind == ReqKind::am) {
+        std::free(r->buf);
         request_release(r);
       } else if (r->kind != ReqKind::send) {
         sent_onesided(r);
@@ -147,6 +156,24 @@ void Context::send_control(uint32_t task, uint16_t dispatch, const void *hdr, ui
   c->tag = dispatch;
   c->bytes = hdr_len;
   std::memcpy(c->ctrl, hdr, hdr_len);
+  enqueue(p, c);
+}
+
+void Context::send_am(uint32_t task, const void *hdr, uint32_t hdr_len, const void *payload, size_t len) {
+  if (task == self_) {
+    window_deliver(task, hdr, hdr_len, payload, len);
+    return;
+  }
+  Peer &p = peers_[task];
+  if (p.sendq.empty() && p.dev->try_send(task, kDispatchWin, hdr, hdr_len, payload, len)) return;
+  Request *c = request_alloc(ReqKind::am);
+  c->peer_task = task;
+  c->bytes = hdr_len;
+  c->offset = len;
+  auto *b = static_cast<uint8_t *>(std::malloc(hdr_len + len));
+  std::memcpy(b, hdr, hdr_len);
+  if (len) std::memcpy(b + hdr_len, payload, len);
+  c->buf = b;
   enqueue(p, c);
 }
 
@@ -230,6 +257,9 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
       c->on_get(src_task, h);
       break;
     }
+    case kDispatchWin:
+      window_deliver(src_task, hdr, hdr_len, payload, payload_len);
+      break;
     case kDispatchGetData: {
       GetDataHeader h;
       std::memcpy(&h, hdr, sizeof h);

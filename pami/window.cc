@@ -1,0 +1,540 @@
+// Windows: creation of the node segment, the paths to targets, and the operations on mapped and
+// device-reached memory. The served path's packets are in pami/protocols/window_am.cc.
+#include "pami/window.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include "pami/bootstrap.h"
+#include "pami/context.h"
+
+namespace pamir {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+uint64_t round_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+std::unordered_map<uint32_t, Window *> &windows() {
+  static auto *m = new std::unordered_map<uint32_t, Window *>;
+  return *m;
+}
+
+int fallocate_all(int fd, uint64_t len) {
+  while (len && ::fallocate(fd, 0, 0, off_t(len)) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EOPNOTSUPP) return 0;  // not tmpfs: pages come on first touch
+    return errno;
+  }
+  return 0;
+}
+
+std::string errno_text(const char *what, const std::string &where, int err) {
+  return std::string(what) + " " + where + ": " + std::strerror(err);
+}
+
+// Allgathered at creation: what each rank has.
+struct Announce {
+  uint64_t base;
+  uint64_t size;
+  uint32_t disp_unit;
+  int32_t status;  // 0, or the errno of this rank's failure so far
+};
+
+}  // namespace
+
+void window_register(Window *w) {
+  windows()[w->id()] = w;
+}
+void window_unregister(Window *w) {
+  auto it = windows().find(w->id());
+  if (it != windows().end() && it->second == w) windows().erase(it);
+}
+Window *window_by_id(uint32_t id) {
+  auto it = windows().find(id);
+  return it == windows().end() ? nullptr : it->second;
+}
+
+std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vector<uint32_t> &tasks,
+                                       uint32_t rank, WinFlavor flavor, uint64_t size, uint32_t disp_unit,
+                                       void *base, const Team &team, std::string &why) {
+  std::unique_ptr<Window> w(new Window(ctx));
+  w->id_ = id;
+  w->rank_ = rank;
+  w->flavor_ = flavor;
+  w->team_ = team;
+  const uint32_t n = uint32_t(tasks.size());
+  w->targets_.resize(n);
+  w->ctls_.assign(n, nullptr);
+  w->granted_.assign(n, 0);
+
+  // Sizes first: the node's memory is laid out from them.
+  std::vector<Announce> all(n);
+  Announce mine{uint64_t(uintptr_t(base)), size, disp_unit, 0};
+  if (int rc = team.allgather(&mine, all.data(), sizeof mine)) {
+    why = "the exchange of window sizes failed (" + std::to_string(rc) + ")";
+    return nullptr;
+  }
+  const auto &local = ctx.boot().local_peers();
+  std::vector<uint32_t> node;  // window ranks on this node, in rank order
+  for (uint32_t r = 0; r < n; ++r)
+    if (std::find(local.begin(), local.end(), tasks[r]) != local.end()) node.push_back(r);
+  const bool has_memory = flavor == WinFlavor::allocate || flavor == WinFlavor::shared;
+  w->ctl_stride_ = round_up(sizeof(WinCtl) + 2 * sizeof(uint64_t) * n, 64);
+  uint64_t at = round_up(w->ctl_stride_ * node.size(), kPage);
+  std::vector<uint64_t> data_at(node.size(), 0);
+  for (size_t i = 0; i < node.size(); ++i) {
+    if (!has_memory) break;
+    // MPI_Win_allocate_shared's memory is contiguous across the ranks (MPI 5.0 §12.2.3); an allocated
+    // window's starts on a page of its own.
+    if (flavor == WinFlavor::allocate) at = round_up(at, kPage);
+    data_at[i] = at;
+    at += all[node[i]].size;
+  }
+  w->seg_bytes_ = round_up(std::max<uint64_t>(at, kPage), kPage);
+
+  // The node's first rank makes the segment; the others open it once it exists; the name goes once all
+  // have it open (as the device's segment: a crash before leaves it to the launcher's clean-up).
+  const bool leader = !node.empty() && node.front() == rank;
+  const bool alone = node.size() == 1;
+  std::string path;
+  int fd = -1;
+  int err = 0;
+  if (!alone) {
+    path = shm_segment_path(ctx.boot().nspace(), ctx.boot().hostname()) + "-win" + std::to_string(id) + "-" +
+           std::to_string(tasks[node.front()]);
+    if (leader) {
+      fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd < 0 && errno == EEXIST) {  // a crashed job's leftover of the same name
+        ::unlink(path.c_str());
+        fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+      }
+      if (fd < 0) err = errno;
+      if (!err && ::ftruncate(fd, off_t(w->seg_bytes_)) != 0) err = errno;
+      if (!err) err = fallocate_all(fd, w->seg_bytes_);
+      if (err) why = errno_text("cannot make the window segment", path, err);
+    }
+  }
+  mine.status = err;
+  if (int rc = team.allgather(&mine, all.data(), sizeof mine)) {
+    why = "the window's creation exchange failed (" + std::to_string(rc) + ")";
+    err = EIO;
+  }
+  for (uint32_t r = 0; r < n && !err; ++r)
+    if (all[r].status) {
+      err = all[r].status;
+      why = "rank " + std::to_string(r) + " of the window could not make its node's window segment (" +
+            std::strerror(err) + ")";
+    }
+  void *map = MAP_FAILED;
+  if (!err) {
+    if (alone) {
+      map = ::mmap(nullptr, w->seg_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    } else {
+      if (!leader) fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+      if (fd >= 0) map = ::mmap(nullptr, w->seg_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    if (map == MAP_FAILED) {
+      err = errno;
+      why = errno_text("cannot map the window segment", alone ? std::string("(anonymous)") : path, err);
+    }
+  }
+  if (fd >= 0) ::close(fd);
+  if (map != MAP_FAILED) {
+    w->seg_ = static_cast<uint8_t *>(map);
+    for (size_t i = 0; i < node.size(); ++i) {
+      w->ctls_[node[i]] = reinterpret_cast<WinCtl *>(w->seg_ + i * w->ctl_stride_);
+      if (node[i] == rank && has_memory) base = w->seg_ + data_at[i];
+    }
+  }
+  // Second round: everybody has it open (or says why not), and the bases of made memory are known.
+  mine = {uint64_t(uintptr_t(base)), size, disp_unit, err};
+  const int rc = team.allgather(&mine, all.data(), sizeof mine);
+  if (!alone && leader) ::unlink(path.c_str());
+  if (rc && !err) {
+    err = EIO;
+    why = "the window's creation exchange failed (" + std::to_string(rc) + ")";
+  }
+  for (uint32_t r = 0; r < n && !err; ++r)
+    if (all[r].status) {
+      err = all[r].status;
+      why = "rank " + std::to_string(r) + " of the window could not map its node's window segment (" +
+            std::strerror(err) + ")";
+    }
+  if (err) return nullptr;
+
+  for (uint32_t r = 0; r < n; ++r) {
+    WinTarget &t = w->targets_[r];
+    t.base = all[r].base;
+    t.size = all[r].size;
+    t.disp_unit = all[r].disp_unit;
+    t.task = tasks[r];
+    t.ctl = w->ctls_[r];
+    if (r == rank) {
+      t.path = WinPath::mapped;
+      t.mapped = static_cast<uint8_t *>(base);
+    } else if (t.ctl && has_memory) {
+      t.path = WinPath::mapped;
+      for (size_t i = 0; i < node.size(); ++i)
+        if (node[i] == r) t.mapped = w->seg_ + data_at[i];
+    } else if (t.ctl && ctx.node_memory_reachable(t.task)) {
+      t.path = WinPath::rdma;
+    } else {
+      t.path = WinPath::served;
+    }
+  }
+  window_register(w.get());
+  return w;
+}
+
+Window::~Window() {
+  set_polled(false);
+  window_unregister(this);
+  if (seg_) ::munmap(seg_, seg_bytes_);
+}
+
+WinCtl *Window::ctl(uint32_t r) const {
+  return ctls_[r];
+}
+std::atomic<uint64_t> *Window::posted(WinCtl *c, uint32_t r) const {
+  return reinterpret_cast<std::atomic<uint64_t> *>(reinterpret_cast<uint8_t *>(c) + sizeof(WinCtl)) + r;
+}
+std::atomic<uint64_t> *Window::done(WinCtl *c, uint32_t r) const {
+  return posted(c, 0) + targets_.size() + r;
+}
+
+bool Window::detach(uint64_t addr) {
+  for (size_t i = 0; i < regions_.size(); ++i)
+    if (regions_[i].first == addr) {
+      regions_.erase(regions_.begin() + long(i));
+      return true;
+    }
+  return false;
+}
+
+bool Window::in_regions(uint64_t addr, uint64_t len) const {
+  for (const auto &reg : regions_)
+    if (addr >= reg.first && addr - reg.first <= reg.second && len <= reg.second - (addr - reg.first))
+      return true;
+  return false;
+}
+
+// --- accumulate lock and passive-target locks -------------------------------------------------------
+
+namespace {
+// Windows whose served lock requests wait, polled from the context's progress hook.
+std::vector<Window *> &polled_windows() {
+  static auto *v = new std::vector<Window *>;
+  return *v;
+}
+}  // namespace
+
+void Window::set_polled(bool on) {
+  if (on == polled_) return;
+  polled_ = on;
+  auto &v = polled_windows();
+  Context::ProgressHook &hook = ctx_.progress_hook();
+  if (on) {
+    v.push_back(this);
+    hook.windows = windows_poll;
+    ++hook.active;
+  } else {
+    v.erase(std::find(v.begin(), v.end(), this));
+    --hook.active;
+  }
+}
+
+void windows_poll() {
+  // Backwards: a window whose last request is granted takes itself off the list.
+  auto &v = polled_windows();
+  for (size_t i = v.size(); i-- > 0;) v[i]->poll_locks();
+}
+
+void Window::acc_lock(WinCtl *c) {
+  for (;;) {
+    if (c->acc_lock.exchange(1, std::memory_order_acquire) == 0) return;
+    // Held for one operation's copy at most: spin, serving this process's own packets meanwhile (a
+    // holder may be waiting on nothing of ours, but an oversubscribed node needs the CPU handed on).
+    while (c->acc_lock.load(std::memory_order_relaxed)) {
+      ctx_.advance();
+      if (ctx_.oversubscribed()) sched_yield();
+    }
+  }
+}
+
+bool Window::try_lock(WinCtl *c, LockType type) {
+  if (type == LockType::exclusive) {
+    uint64_t expect = 0;
+    return c->lock.compare_exchange_strong(expect, kLockExclusive, std::memory_order_acquire);
+  }
+  uint64_t v = c->lock.fetch_add(1, std::memory_order_acquire);
+  if (!(v & kLockExclusive)) return true;
+  c->lock.fetch_sub(1, std::memory_order_relaxed);
+  return false;
+}
+
+void Window::release_lock(WinCtl *c, LockType type) {
+  if (type == LockType::exclusive)
+    c->lock.store(0, std::memory_order_release);
+  else
+    c->lock.fetch_sub(1, std::memory_order_release);
+}
+
+void Window::lock(uint32_t r, LockType type) {
+  WinTarget &t = targets_[r];
+  if (t.ctl) {
+    ctx_.wait_until([&] { return try_lock(t.ctl, type); }, 50);
+  } else {
+    granted_[r] = 0;
+    signal_lock(r, type);
+    ctx_.wait_until([&] { return granted_[r] != 0; });
+  }
+  t.lock = type;
+}
+
+void Window::unlock(uint32_t r) {
+  WinTarget &t = targets_[r];
+  flush(r);
+  if (t.ctl) {
+    release_lock(t.ctl, t.lock);
+    if (!waiting_locks_.empty()) serve_waiting_locks();
+  } else {
+    // Acknowledged like an operation, so that no unlock is still on its way when the window is freed.
+    signal_unlock(r, t.lock);
+    ++t.issued;
+    wait_done(r);
+  }
+  t.lock = LockType::none;
+}
+
+// --- completion --------------------------------------------------------------------------------------
+
+void Window::wait_done(uint32_t r) {
+  WinTarget &t = targets_[r];
+  std::atomic<uint64_t> *d = done(ctls_[rank_], r);
+  if (d->load(std::memory_order_acquire) >= t.issued) return;
+  ctx_.wait_until([&] { return d->load(std::memory_order_acquire) >= t.issued; }, 50);
+}
+
+void Window::flush(uint32_t r) {
+  if (targets_[r].path == WinPath::served) wait_done(r);
+  // Direct stores are done at return; the fence orders them before what this process does next (a
+  // release of a lock, a signal) for a reader on another core.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void Window::flush_all() {
+  for (uint32_t r = 0; r < targets_.size(); ++r)
+    if (targets_[r].path == WinPath::served && targets_[r].issued) wait_done(r);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+int64_t Window::take_error() {
+  WinCtl *c = ctls_[rank_];
+  if (!c->error.load(std::memory_order_relaxed)) return 0;
+  return c->error.exchange(0, std::memory_order_acq_rel);
+}
+
+// --- active target --------------------------------------------------------------------------------
+
+void Window::post(const std::vector<uint32_t> &origins) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // this rank's stores before the origins' puts
+  for (uint32_t o : origins) {
+    WinCtl *c = ctls_[o];
+    if (c) {
+      posted(c, rank_)->fetch_add(1, std::memory_order_release);
+      ctx_.coll_notify(targets_[o].task);
+    } else {
+      signal(o, kWinSignalPost);
+    }
+  }
+}
+
+void Window::start(const std::vector<uint32_t> &tgts) {
+  WinCtl *me = ctls_[rank_];
+  for (uint32_t t : tgts) {
+    WinTarget &tg = targets_[t];
+    std::atomic<uint64_t> *p = posted(me, t);
+    if (p->load(std::memory_order_acquire) <= tg.posts_seen)
+      ctx_.wait_until([&] { return p->load(std::memory_order_acquire) > tg.posts_seen; }, 50);
+    ++tg.posts_seen;
+    tg.access = true;
+  }
+}
+
+void Window::complete(const std::vector<uint32_t> &tgts) {
+  for (uint32_t t : tgts) {
+    flush(t);
+    targets_[t].access = false;
+    WinCtl *c = ctls_[t];
+    if (c) {
+      c->completes.fetch_add(1, std::memory_order_release);
+      ctx_.coll_notify(targets_[t].task);
+    } else {
+      signal(t, kWinSignalComplete);
+    }
+  }
+}
+
+bool Window::test_completes(uint64_t expected) const {
+  return ctls_[rank_]->completes.load(std::memory_order_acquire) >= expected;
+}
+
+void Window::wait_completes(uint64_t expected) {
+  if (test_completes(expected)) return;
+  ctx_.wait_until([&] { return test_completes(expected); }, 50);
+}
+
+// --- data -------------------------------------------------------------------------------------------
+
+int Window::direct(uint32_t r, bool write, const struct iovec *local, const struct iovec *remote,
+                   unsigned n) {
+  // The device takes a bounded number of pieces per call.
+  constexpr unsigned kBatch = 512;
+  for (unsigned i = 0; i < n; i += kBatch) {
+    const unsigned k = std::min(kBatch, n - i);
+    size_t want = 0;
+    for (unsigned j = 0; j < k; ++j) want += local[i + j].iov_len;
+    const ssize_t got = write ? ctx_.node_writev(targets_[r].task, local + i, k, remote + i, k)
+                              : ctx_.node_readv(targets_[r].task, local + i, k, remote + i, k);
+    if (got < 0) return int(got);
+    if (size_t(got) != want) return -EFAULT;
+  }
+  return 0;
+}
+
+int Window::put(uint32_t r, uint64_t addr, const void *src, size_t len) {
+  struct iovec l = {const_cast<void *>(src), len}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), len};
+  return put_pieces(r, &l, &rm, 1);
+}
+
+int Window::get(uint32_t r, uint64_t addr, void *dst, size_t len) {
+  struct iovec l = {dst, len}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), len};
+  return get_pieces(r, &l, &rm, 1);
+}
+
+int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n) {
+  WinTarget &t = targets_[r];
+  switch (t.path) {
+    case WinPath::mapped: {
+      const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
+      for (unsigned i = 0; i < n; ++i)
+        std::memcpy(reinterpret_cast<void *>(uintptr_t(uint64_t(uintptr_t(remote[i].iov_base)) + shift)),
+                    local[i].iov_base, local[i].iov_len);
+      return 0;
+    }
+    case WinPath::rdma:
+      return direct(r, true, local, remote, n);
+    case WinPath::served:
+      for (unsigned i = 0; i < n; ++i) serve_put(r, local[i], remote[i]);
+      return 0;
+  }
+  return 0;
+}
+
+int Window::get_pieces(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n) {
+  WinTarget &t = targets_[r];
+  switch (t.path) {
+    case WinPath::mapped: {
+      const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
+      for (unsigned i = 0; i < n; ++i)
+        std::memcpy(local[i].iov_base,
+                    reinterpret_cast<void *>(uintptr_t(uint64_t(uintptr_t(remote[i].iov_base)) + shift)),
+                    local[i].iov_len);
+      return 0;
+    }
+    case WinPath::rdma:
+      return direct(r, false, local, remote, n);
+    case WinPath::served:
+      for (unsigned i = 0; i < n; ++i) serve_get(r, local[i], remote[i]);
+      return 0;
+  }
+  return 0;
+}
+
+void Window::apply(const WinOp &op, const void *in, void *inout, size_t bytes) {
+  switch (op.op) {
+    case coll::OpKind::replace:
+      std::memcpy(inout, in, bytes);
+      return;
+    case coll::OpKind::no_op:
+      return;
+    default:
+      coll::reduce_fn(op.op, op.elem)(in, inout, bytes / op.elem_bytes);
+  }
+}
+
+int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, const struct iovec *result,
+                       const struct iovec *remote, unsigned n) {
+  WinTarget &t = targets_[r];
+  if (t.path == WinPath::served) {
+    for (unsigned i = 0; i < n; ++i) serve_accumulate(r, op, origin[i], result ? &result[i] : nullptr, remote[i]);
+    return 0;
+  }
+  acc_lock(t.ctl);
+  int rc = 0;
+  if (t.path == WinPath::mapped) {
+    const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
+    for (unsigned i = 0; i < n; ++i) {
+      void *at = reinterpret_cast<void *>(uintptr_t(uint64_t(uintptr_t(remote[i].iov_base)) + shift));
+      if (result) std::memcpy(result[i].iov_base, at, remote[i].iov_len);
+      if (origin) apply(op, origin[i].iov_base, at, remote[i].iov_len);
+    }
+  } else {
+    // Through the device: read the target's values, combine here, write them back, all under the lock
+    // (a cross-memory write is not atomic, so the lock is what makes the elements so).
+    for (unsigned i = 0; i < n && !rc; ++i) {
+      const size_t len = remote[i].iov_len;
+      if (scratch_.size() < len) scratch_.resize(len);
+      struct iovec s = {scratch_.data(), len};
+      rc = direct(r, false, &s, &remote[i], 1);
+      if (rc) break;
+      if (result) std::memcpy(result[i].iov_base, scratch_.data(), len);
+      if (!origin || op.op == coll::OpKind::no_op) continue;
+      apply(op, origin[i].iov_base, scratch_.data(), len);
+      rc = direct(r, true, &s, &remote[i], 1);
+    }
+  }
+  acc_unlock(t.ctl);
+  return rc;
+}
+
+int Window::compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result, uint64_t addr,
+                             uint32_t bytes) {
+  WinTarget &t = targets_[r];
+  if (t.path == WinPath::served) {
+    serve_compare_and_swap(r, origin, compare, result, addr, bytes);
+    return 0;
+  }
+  acc_lock(t.ctl);
+  int rc = 0;
+  if (t.path == WinPath::mapped) {
+    void *at = t.mapped + (addr - t.base);
+    std::memcpy(result, at, bytes);
+    if (std::memcmp(at, compare, bytes) == 0) std::memcpy(at, origin, bytes);
+  } else {
+    uint8_t old[16];
+    struct iovec s = {old, bytes}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), bytes};
+    rc = direct(r, false, &s, &rm, 1);
+    if (!rc) {
+      std::memcpy(result, old, bytes);
+      if (std::memcmp(old, compare, bytes) == 0) {
+        struct iovec o = {const_cast<void *>(origin), bytes};
+        rc = direct(r, true, &o, &rm, 1);
+      }
+    }
+  }
+  acc_unlock(t.ctl);
+  return rc;
+}
+
+}  // namespace pamir

@@ -1,0 +1,215 @@
+// One-sided windows on the PAMI layer: where each target's memory is, how this process reaches it, the
+// passive-target locks, the accumulate lock, the counters that complete operations (seed 001) and the
+// signals of active-target synchronisation. Nothing here knows MPI handles; the binding (mpi/rma*.cc)
+// checks arguments, walks datatypes into common chunks (seed 003) and calls in.
+//
+// Each window has a segment of its own per node, made at creation: the node's ranks of the window map it,
+// and it holds one control block per node rank (WinCtl, below) and, for MPI_Win_allocate and
+// MPI_Win_allocate_shared, their window memory. So a node rank's memory and locks are plain loads,
+// stores and atomics here, and need nothing of the target: passive target works while it computes.
+//
+// The path to a target is chosen once, at creation, and every operation to it takes that path, so one
+// origin's operations to one target are ordered as `accumulate_ordering`'s default asks:
+//   mapped  its memory is in the window segment: memcpy, and accumulates under its accumulate lock;
+//   rdma    the device reads and writes its memory (cross-memory attach on shm): the same, through the
+//           device, still under the accumulate lock in the segment;
+//   served  neither: packets (kDispatchWin) that its progress serves, in order. An operation counts in
+//           `issued`; the target writes what it has done into this process's counter for it (`done`,
+//           in this process's control block: a store where they share the node, an acknowledgment
+//           packet otherwise), and a flush waits for `done` to reach `issued`.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/reduce_ops.h"
+
+namespace pamir {
+
+class Context;
+
+enum class WinFlavor : uint8_t { create, allocate, shared, dynamic };
+enum class WinPath : uint8_t { mapped, rdma, served };
+enum class LockType : uint8_t { none, shared, exclusive };
+
+// A node rank's control block in the window segment. Others write it: each word has its line.
+struct alignas(64) WinCtl {
+  // Passive-target lock: kExclusive while one origin holds it exclusively, else the shared holders.
+  std::atomic<uint64_t> lock;
+  uint8_t pad0[56];
+  // Accumulate-type operations on this rank's memory, whichever path they take, hold it (a spin lock).
+  std::atomic<uint32_t> acc_lock;
+  uint8_t pad1[60];
+  // Active target: completions (MPI_Win_complete) received by this rank as a target.
+  std::atomic<uint64_t> completes;
+  // The first error a target reported on this rank's served operations (-errno), 0 if none.
+  std::atomic<int64_t> error;
+  uint8_t pad2[48];
+  // Then, per window rank r: posted[r], the posts (MPI_Win_post) r sent this rank, and done[r], what r
+  // has done of this rank's served operations to it. See WinSegment::posted() and done().
+};
+static_assert(sizeof(WinCtl) == 192);
+constexpr uint64_t kLockExclusive = uint64_t(1) << 63;
+
+// What a target has, as every rank learns it at creation.
+struct WinTarget {
+  uint8_t *mapped = nullptr;  // its memory in this process (path mapped), else nullptr
+  uint64_t base = 0;          // its memory in its own address space
+  uint64_t size = 0;
+  uint32_t disp_unit = 1;
+  uint32_t task = 0;
+  WinPath path = WinPath::served;
+  WinCtl *ctl = nullptr;  // its control block (node ranks), else nullptr
+  LockType lock = LockType::none;
+  bool locked_by_all = false;  // held through MPI_Win_lock_all
+  bool access = false;         // in this process's MPI_Win_start group
+  bool lock_nocheck = false;   // locked with MPI_MODE_NOCHECK: nothing was acquired
+  uint64_t issued = 0;         // served operations sent to it
+  uint64_t posts_seen = 0;     // its posts consumed by MPI_Win_start
+};
+
+// Served requests the target could not grant yet (a lock), kept until it can.
+struct WinWaitingLock {
+  uint32_t rank;
+  LockType type;
+};
+
+// An accumulate's operation: the predefined function on one basic element type, or replace / no-op.
+struct WinOp {
+  coll::OpKind op = coll::OpKind::replace;
+  coll::ElemType elem = coll::ElemType::none;
+  uint32_t elem_bytes = 1;
+};
+
+class Window {
+ public:
+  // The collective steps of creation over the window's ranks, supplied by the binding.
+  struct Team {
+    std::function<int(const void *mine, void *all, size_t bytes)> allgather;
+    std::function<int()> barrier;
+  };
+
+  ~Window();
+  // Makes this rank's part of a window over `tasks` (window rank -> task), collectively. For create,
+  // `base` is the user's memory; for allocate and shared the memory is made here (base() after). A
+  // window id names it in served packets: the same on every rank (the binding's communicator context).
+  static std::unique_ptr<Window> create(Context &ctx, uint32_t id, const std::vector<uint32_t> &tasks,
+                                        uint32_t rank, WinFlavor flavor, uint64_t size, uint32_t disp_unit,
+                                        void *base, const Team &team, std::string &why);
+
+  WinFlavor flavor() const { return flavor_; }
+  uint32_t rank() const { return rank_; }
+  uint32_t size() const { return uint32_t(targets_.size()); }
+  uint32_t id() const { return id_; }
+  void *base() const { return reinterpret_cast<void *>(uintptr_t(targets_[rank_].base)); }
+  WinTarget &target(uint32_t r) { return targets_[r]; }
+  const WinTarget &target(uint32_t r) const { return targets_[r]; }
+  // Rank r's memory in this process where it is mapped (MPI_Win_shared_query), else nullptr.
+  uint8_t *shared_base(uint32_t r) const { return targets_[r].mapped; }
+
+  // Data movement, one contiguous piece each; `addr` is in the target's address space. Returns 0 or
+  // -errno (a served operation's failure shows at its flush).
+  int put(uint32_t r, uint64_t addr, const void *src, size_t len);
+  int get(uint32_t r, uint64_t addr, void *dst, size_t len);
+  // Several pieces of one operation: local[i] to or from remote[i] (same lengths), under one lock for
+  // accumulates. `result` (get_accumulate, fetch_and_op) receives the target's old values, piece by piece
+  // alongside `local`.
+  int put_pieces(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n);
+  int get_pieces(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n);
+  int accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, const struct iovec *result,
+                 const struct iovec *remote, unsigned n);
+  int compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result, uint64_t addr,
+                       uint32_t bytes);
+
+  // Synchronisation.
+  void lock(uint32_t r, LockType type);  // waits until granted (serving others meanwhile)
+  void unlock(uint32_t r);               // after a flush of r
+  void flush(uint32_t r);                // every operation to r is done at r
+  void flush_all();
+  int64_t take_error();  // the first failure a target reported since the last call, -errno, or 0
+  void post(const std::vector<uint32_t> &origins);
+  void start(const std::vector<uint32_t> &targets);  // waits for their posts
+  void complete(const std::vector<uint32_t> &targets);
+  bool test_completes(uint64_t expected) const;  // all of the exposure epoch's completes arrived
+  void wait_completes(uint64_t expected);
+  uint64_t completes_seen() const { return ctl(rank_)->completes.load(std::memory_order_acquire); }
+  int barrier() { return team_.barrier(); }
+
+  // Served lock requests that wait are granted once they can be (the progress hook's call).
+  void poll_locks() {
+    if (!waiting_locks_.empty()) serve_waiting_locks();
+  }
+  // Served packets addressed to this window (from Context's dispatch).
+  void on_packet(uint32_t src_rank, const void *hdr, uint32_t hdr_len, const void *payload, size_t len);
+
+  // MPI_Win_attach / detach (dynamic windows): the regions served operations may touch.
+  void attach(uint64_t addr, uint64_t len) { regions_.push_back({addr, len}); }
+  bool detach(uint64_t addr);
+  bool in_regions(uint64_t addr, uint64_t len) const;
+
+ private:
+  Window(Context &ctx) : ctx_(ctx) {}
+  WinCtl *ctl(uint32_t node_rank_of_window) const;
+  std::atomic<uint64_t> *posted(WinCtl *c, uint32_t r) const;
+  std::atomic<uint64_t> *done(WinCtl *c, uint32_t r) const;
+  void acc_lock(WinCtl *c);
+  static void acc_unlock(WinCtl *c) { c->acc_lock.store(0, std::memory_order_release); }
+  bool try_lock(WinCtl *c, LockType type);
+  static void release_lock(WinCtl *c, LockType type);
+  void serve_waiting_locks();
+  void set_polled(bool on);
+  // The served path (pami/protocols/window_am.cc).
+  static constexpr uint8_t kWinSignalPost = 0, kWinSignalComplete = 1;
+  void signal(uint32_t r, uint8_t what);  // a post or a complete, to a rank off the node
+  void signal_lock(uint32_t r, LockType type);
+  void signal_unlock(uint32_t r, LockType type);
+  void send(uint32_t r, const void *hdr, uint32_t hdr_len, const void *payload, size_t len);
+  void acknowledge(uint32_t r, int64_t status);
+  void serve_put(uint32_t r, const struct iovec &local, const struct iovec &remote);
+  void serve_get(uint32_t r, const struct iovec &local, const struct iovec &remote);
+  void serve_accumulate(uint32_t r, const WinOp &op, const struct iovec &origin, const struct iovec *result,
+                        const struct iovec &remote);
+  void serve_compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result,
+                              uint64_t addr, uint32_t bytes);
+  bool serves(uint64_t addr, uint64_t len) const;
+  void spin_acc_lock();
+  void wait_done(uint32_t r);
+  int direct(uint32_t r, bool write, const struct iovec *local, const struct iovec *remote, unsigned n);
+  void apply(const WinOp &op, const void *in, void *inout, size_t bytes);
+
+  Context &ctx_;
+  uint32_t id_ = 0;
+  uint32_t rank_ = 0;
+  WinFlavor flavor_ = WinFlavor::create;
+  std::vector<WinTarget> targets_;
+  std::vector<WinCtl *> ctls_;  // by window rank: the control block on this node, else nullptr
+  uint8_t *seg_ = nullptr;      // the node's window segment
+  size_t seg_bytes_ = 0;
+  size_t ctl_stride_ = 0;
+  Team team_;
+  std::vector<WinWaitingLock> waiting_locks_;  // served lock requests not granted yet
+  std::vector<uint8_t> granted_;               // per window rank: a served lock grant arrived
+  std::vector<std::pair<uint64_t, uint64_t>> regions_;
+  std::vector<uint8_t> scratch_;  // an accumulate through the device reads the target's values here
+  std::vector<uint8_t> old_;      // a served fetch's old values, taken under the lock
+  int64_t served_error_ = 0;      // a served operation's failure, until its last packet
+  bool polled_ = false;           // in the progress hook's list (served lock requests wait)
+};
+
+// Served packets (kDispatchWin), from Context's dispatch; the progress hook for waiting lock requests.
+void window_deliver(uint32_t src_task, const void *hdr, uint32_t hdr_len, const void *payload, size_t len);
+void windows_poll();
+
+// Every live window of this process, by id, for the dispatch of served packets.
+void window_register(Window *w);
+void window_unregister(Window *w);
+Window *window_by_id(uint32_t id);
+
+}  // namespace pamir
