@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "mpi/check.h"
+#include "pami/node_memory.h"
 #include "pamir_alias.h"
 
 using namespace pamir::mpi;
@@ -27,8 +28,10 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   (void)info;  // no hints are interpreted yet
   PAMIR_CHECK(nullptr, size >= 0, MPI_ERR_ARG, "negative size %lld", (long long)size);
   PAMIR_CHECK(nullptr, baseptr, MPI_ERR_ARG, "baseptr is NULL");
-  void *p = nullptr;
-  if (posix_memalign(&p, 64, size_t(size ? size : 1)) != 0)
+  // A page or more goes where the node's other ranks can map it (a window over it is then reached by
+  // loads and stores); smaller pieces, and any once kNodeAllocations live, come from the heap.
+  void *p = size >= 4096 ? pamir::node_alloc(size_t(size)) : nullptr;
+  if (!p && posix_memalign(&p, 64, size_t(size ? size : 1)) != 0)
     return raise(nullptr, fn_, MPI_ERR_NO_MEM, "cannot allocate %lld bytes", (long long)size);
   *static_cast<void **>(baseptr) = p;
   return MPI_SUCCESS;
@@ -37,7 +40,7 @@ PAMIR_ALIAS(Alloc_mem);
 
 int PMPI_Free_mem(void *base) {
   PAMIR_ENTER("MPI_Free_mem");
-  std::free(base);
+  if (!pamir::node_free(base)) std::free(base);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Free_mem);

@@ -294,6 +294,50 @@ int compare_and_swap(const char *fn_, const void *origin, const void *compare, v
   return MPI_SUCCESS;
 }
 
+// The common case in a few dozen instructions: one predefined type and count on both sides, a target
+// this process reaches directly, inside the window. Anything else (and every error) takes rma().
+struct Fast {
+  pamir::WinTarget *t;
+  uint64_t addr;  // in the target's address space
+  size_t bytes;
+  const Datatype *type;
+};
+inline bool fast_args(Win *w, int target, MPI_Aint disp, int64_t count, MPI_Datatype type, int64_t tcount,
+                      MPI_Datatype ttype, Fast &f) {
+  const uintptr_t tv = reinterpret_cast<uintptr_t>(type);
+  if (!w || type != ttype || count != tcount || count < 0 || tv >= kPredefinedLimit || disp < 0 ||
+      uint32_t(target) >= w->w->size() || w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+    return false;
+  const Datatype *d = predefined_slot<Datatype>(tv);
+  if (!d || !d->contiguous) return false;
+  pamir::WinTarget &t = w->w->target(uint32_t(target));
+  uint64_t off, bytes;
+  if (t.path == pamir::WinPath::served || !in_epoch(w, t) ||
+      __builtin_mul_overflow(uint64_t(disp), uint64_t(t.disp_unit), &off) ||
+      __builtin_mul_overflow(uint64_t(d->size), uint64_t(count), &bytes) || off > t.size || bytes > t.size - off)
+    return false;
+  f = {&t, t.base + off, bytes, d};
+  return true;
+}
+
+// The predefined operation of an accumulate on the fast path, or false.
+inline bool fast_op(Win *w, MPI_Op op, const Datatype *d, pamir::WinOp &out) {
+  const uintptr_t v = reinterpret_cast<uintptr_t>(op);
+  if (v >= kPredefinedLimit || w->same_op) return false;
+  const Op *o = predefined_slot<Op>(v);
+  if (!o || d->elem == coll::ElemType::none) return false;
+  out = {o->builtin, d->elem, uint32_t(d->size)};
+  return o->builtin == coll::OpKind::replace || o->builtin == coll::OpKind::no_op ||
+         coll::reduce_fn(o->builtin, d->elem) != nullptr;
+}
+
+inline uint8_t *mapped_at(const Fast &f) {
+  return f.t->mapped + (f.addr - f.t->base);
+}
+
+int compare_and_swap(const char *fn_, const void *origin, const void *compare, void *result, MPI_Datatype type,
+                     int target, MPI_Aint disp, MPI_Win win);
+
 }  // namespace
 
 }  // namespace pamir::mpi
@@ -302,18 +346,49 @@ using namespace pamir::mpi;
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Put");
+  Win *w = win_of(win);
+  Fast f;
+  if (__builtin_expect(fast_args(w, target_rank, target_disp, origin_count, origin_datatype, target_count,
+                                 target_datatype, f) && (origin_addr || !f.bytes), 1)) {
+    if (f.t->path == pamir::WinPath::mapped) {
+      std::memcpy(mapped_at(f), origin_addr, f.bytes);
+      return MPI_SUCCESS;
+    }
+    if (!f.bytes || w->w->put(uint32_t(target_rank), f.addr, origin_addr, f.bytes) == 0) return MPI_SUCCESS;
+  }
   return rma(fn_, {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL}, win, nullptr);
 }
 PAMIR_ALIAS(Put);
 
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Get");
+  Win *w = win_of(win);
+  Fast f;
+  if (__builtin_expect(fast_args(w, target_rank, target_disp, origin_count, origin_datatype, target_count,
+                                 target_datatype, f) && (origin_addr || !f.bytes), 1)) {
+    if (f.t->path == pamir::WinPath::mapped) {
+      std::memcpy(origin_addr, mapped_at(f), f.bytes);
+      return MPI_SUCCESS;
+    }
+    if (!f.bytes || w->w->get(uint32_t(target_rank), f.addr, origin_addr, f.bytes) == 0) return MPI_SUCCESS;
+  }
   return rma(fn_, {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL}, win, nullptr);
 }
 PAMIR_ALIAS(Get);
 
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   PAMIR_ENTER("MPI_Accumulate");
+  Win *w = win_of(win);
+  Fast f;
+  pamir::WinOp o;
+  if (__builtin_expect(fast_args(w, target_rank, target_disp, origin_count, origin_datatype, target_count,
+                                 target_datatype, f) && origin_addr && f.t->path == pamir::WinPath::mapped &&
+                           fast_op(w, op, f.type, o) && o.op != pamir::coll::OpKind::no_op, 1)) {
+    w->w->acc_lock(f.t->ctl);
+    pamir::Window::apply(o, origin_addr, mapped_at(f), f.bytes);
+    pamir::Window::acc_unlock(f.t->ctl);
+    return MPI_SUCCESS;
+  }
   return rma(fn_, {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op}, win, nullptr);
 }
 PAMIR_ALIAS(Accumulate);
@@ -399,6 +474,20 @@ PAMIR_ALIAS(Rget_accumulate_c);
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
   PAMIR_ENTER("MPI_Fetch_and_op");
+  Win *w = win_of(win);
+  Fast f;
+  pamir::WinOp o;
+  if (__builtin_expect(fast_args(w, target_rank, target_disp, 1, datatype, 1, datatype, f) && result_addr &&
+                           f.t->path == pamir::WinPath::mapped && fast_op(w, op, f.type, o) &&
+                           (origin_addr || o.op == pamir::coll::OpKind::no_op),
+                       1)) {
+    uint8_t *at = mapped_at(f);
+    w->w->acc_lock(f.t->ctl);
+    std::memcpy(result_addr, at, f.bytes);
+    pamir::Window::apply(o, origin_addr, at, f.bytes);
+    pamir::Window::acc_unlock(f.t->ctl);
+    return MPI_SUCCESS;
+  }
   return rma(fn_,
              {Rma::get_acc, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
               datatype, op},

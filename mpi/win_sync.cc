@@ -60,7 +60,7 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
               "MPI_Win_fence inside a %s epoch", w->access || w->exposure ? "post/start" : "lock");
   if (!(assert & MPI_MODE_NOPRECEDE)) w->w->flush_all();
   if (int rc = w->w->barrier()) return raise(w, fn_, MPI_ERR_OTHER, "the fence's barrier failed (%d)", rc);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  pamir::full_fence();
   w->fence = !(assert & MPI_MODE_NOSUCCEED);
   return served_error(w, fn_);
 }
@@ -252,6 +252,14 @@ int flush_every(const char *fn_, MPI_Win win) {
 
 int PMPI_Win_flush(int rank, MPI_Win win) {
   PAMIR_ENTER("MPI_Win_flush");
+  // A target reached directly has nothing in flight: the fence is the whole flush.
+  if (Win *w = win_of(win); __builtin_expect(w && uint32_t(rank) < w->w->size(), 1)) {
+    const pamir::WinTarget &t = w->w->target(uint32_t(rank));
+    if (__builtin_expect(passive(w, t) && t.path != pamir::WinPath::served, 1)) {
+      pamir::full_fence();
+      return MPI_SUCCESS;
+    }
+  }
   return flush_one(fn_, win, rank);
 }
 PAMIR_ALIAS(Win_flush);
@@ -280,7 +288,7 @@ int PMPI_Win_sync(MPI_Win win) {
   Win *w = PAMIR_WIN(win);
   (void)w;
   // The unified model: one copy of the memory; the fence orders this process's loads and stores.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  pamir::full_fence();
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Win_sync);

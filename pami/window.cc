@@ -14,6 +14,7 @@
 
 #include "pami/bootstrap.h"
 #include "pami/context.h"
+#include "pami/node_memory.h"
 
 namespace pamir {
 
@@ -48,6 +49,12 @@ struct Announce {
   uint64_t size;
   uint32_t disp_unit;
   int32_t status;  // 0, or the errno of this rank's failure so far
+  // MPI_Win_create over MPI_Alloc_mem's memory: where the node's ranks map it (fd -1: it is not).
+  int32_t pid;
+  int32_t fd;
+  uint64_t region_offset;
+  uint64_t region_bytes;
+  uint64_t region_inode;
 };
 
 }  // namespace
@@ -79,7 +86,14 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
 
   // Sizes first: the node's memory is laid out from them.
   std::vector<Announce> all(n);
-  Announce mine{uint64_t(uintptr_t(base)), size, disp_unit, 0};
+  Announce mine{uint64_t(uintptr_t(base)), size, disp_unit, 0, int32_t(::getpid()), -1, 0, 0, 0};
+  NodeRegion region;
+  if (flavor == WinFlavor::create && size && node_region_of(base, size, region)) {
+    mine.fd = region.fd;
+    mine.region_offset = region.offset;
+    mine.region_bytes = region.bytes;
+    mine.region_inode = region.inode;
+  }
   if (int rc = team.allgather(&mine, all.data(), sizeof mine)) {
     why = "the exchange of window sizes failed (" + std::to_string(rc) + ")";
     return nullptr;
@@ -157,7 +171,8 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
     }
   }
   // Second round: everybody has it open (or says why not), and the bases of made memory are known.
-  mine = {uint64_t(uintptr_t(base)), size, disp_unit, err};
+  mine.base = uint64_t(uintptr_t(base));
+  mine.status = err;
   const int rc = team.allgather(&mine, all.data(), sizeof mine);
   if (!alone && leader) ::unlink(path.c_str());
   if (rc && !err) {
@@ -186,6 +201,10 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
       t.path = WinPath::mapped;
       for (size_t i = 0; i < node.size(); ++i)
         if (node[i] == r) t.mapped = w->seg_ + data_at[i];
+    } else if (t.ctl && all[r].fd >= 0 && ctx.node_memory_reachable(t.task) &&
+               (t.mapped = w->map_region(all[r].pid, all[r].fd, all[r].region_bytes, all[r].region_inode,
+                                         all[r].region_offset))) {
+      t.path = WinPath::mapped;  // MPI_Alloc_mem's memory, mapped here too
     } else if (t.ctl && ctx.node_memory_reachable(t.task)) {
       t.path = WinPath::rdma;
     } else {
@@ -196,10 +215,18 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
   return w;
 }
 
+uint8_t *Window::map_region(int32_t pid, int32_t fd, uint64_t bytes, uint64_t inode, uint64_t offset) {
+  void *p = node_map(pid_t(pid), fd, bytes, inode);
+  if (!p) return nullptr;
+  maps_.push_back({p, bytes});
+  return static_cast<uint8_t *>(p) + offset;
+}
+
 Window::~Window() {
   set_polled(false);
   window_unregister(this);
   if (seg_) ::munmap(seg_, seg_bytes_);
+  for (const auto &m : maps_) ::munmap(m.first, m.second);
 }
 
 WinCtl *Window::ctl(uint32_t r) const {
@@ -327,15 +354,15 @@ void Window::wait_done(uint32_t r) {
 
 void Window::flush(uint32_t r) {
   if (targets_[r].path == WinPath::served) wait_done(r);
-  // Direct stores are done at return; the fence orders them before what this process does next (a
-  // release of a lock, a signal) for a reader on another core.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Direct stores are done at return; the fence makes them visible before what this process does next
+  // (a later load, a release of a lock, a signal).
+  full_fence();
 }
 
 void Window::flush_all() {
   for (uint32_t r = 0; r < targets_.size(); ++r)
     if (targets_[r].path == WinPath::served && targets_[r].issued) wait_done(r);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  full_fence();
 }
 
 int64_t Window::take_error() {
@@ -347,7 +374,7 @@ int64_t Window::take_error() {
 // --- active target --------------------------------------------------------------------------------
 
 void Window::post(const std::vector<uint32_t> &origins) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // this rank's stores before the origins' puts
+  full_fence();  // this rank's stores before the origins' puts
   for (uint32_t o : origins) {
     WinCtl *c = ctls_[o];
     if (c) {
