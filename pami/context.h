@@ -278,7 +278,7 @@ class Context {
   size_t coll_area_bytes() const { return shm_ ? shm_->coll_area_bytes() : 0; }
   // After a write into shared memory that `task` may wait on (Device::coll_notify).
   void coll_notify(uint32_t task) {
-    if (task != self_) shm_->coll_notify(task);
+    if (task != self_ && shm_) shm_->coll_notify(task);
   }
   // The shared-memory device's doorbell of this process, which the progress thread sleeps on
   // (pami/progress_thread.h); nullptr without that device.

@@ -185,7 +185,10 @@ class Window {
   void signal_lock(uint32_t r, LockType type);
   void signal_unlock(uint32_t r, LockType type);
   void send(uint32_t r, const void *hdr, uint32_t hdr_len, const void *payload, size_t len);
-  void acknowledge(uint32_t r, int64_t status);
+  // The origin's counter for this rank takes one more done operation: a store where they share the node,
+  // unless `in_band` (an answer to it may still be on its way), else a packet.
+  void acknowledge(uint32_t r, int64_t status, bool in_band = false);
+  void reply(uint32_t r, uint64_t cookie, const uint8_t *data, uint64_t len, bool done);
   void serve_put(uint32_t r, const struct iovec &local, const struct iovec &remote);
   void serve_get(uint32_t r, const struct iovec &local, const struct iovec &remote);
   void serve_accumulate(uint32_t r, const WinOp &op, const struct iovec &origin, const struct iovec *result,

@@ -127,8 +127,8 @@ void Window::signal_unlock(uint32_t r, LockType type) {
   send(r, &h, sizeof h, nullptr, 0);
 }
 
-void Window::acknowledge(uint32_t r, int64_t status) {
-  if (WinCtl *c = ctls_[r]) {
+void Window::acknowledge(uint32_t r, int64_t status, bool in_band) {
+  if (WinCtl *c = ctls_[r]; c && !in_band) {
     if (status) {
       int64_t none = 0;
       c->error.compare_exchange_strong(none, status, std::memory_order_relaxed);
@@ -139,6 +139,20 @@ void Window::acknowledge(uint32_t r, int64_t status) {
   }
   WinHeader h{id_, rank_, kWinAck, 0, 0, 1, 0, uint64_t(status), 0, 1};
   send(r, &h, sizeof h, nullptr, 0);
+}
+
+// Answers `len` bytes to the origin's `cookie`. With `done` the last packet also says the operation is
+// done: an answer acknowledges in band, since a store into the origin's counter could overtake it.
+void Window::reply(uint32_t r, uint64_t cookie, const uint8_t *data, uint64_t len, bool done) {
+  const size_t room = payload_room(ctx_, targets_[r].task, 1);
+  uint64_t off = 0;
+  do {
+    const size_t n = std::min<uint64_t>(room, len - off);
+    const uint8_t last = done && off + n == len;
+    WinHeader rep{id_, rank_, kWinReply, 0, 0, last, 1, 0, cookie + off, n};
+    send(r, &rep, sizeof rep, data + off, n);
+    off += n;
+  } while (off < len);
 }
 
 // The target's side: whether [addr, addr + len) is this rank's window memory.
@@ -173,26 +187,16 @@ void Window::on_packet(uint32_t src, const void *hdr_bytes, uint32_t hdr_len, co
         served_error_ = 0;
       }
       return;
-    case kWinGet: {
-      if (!serves(h.addr, h.len)) {
-        acknowledge(src, -EFAULT);
-        return;
-      }
-      const size_t room = payload_room(ctx_, targets_[src].task, 1);
-      const uint8_t *at = reinterpret_cast<const uint8_t *>(uintptr_t(h.addr));
-      uint64_t off = 0;
-      while (off < h.len) {
-        const size_t n = std::min<uint64_t>(room, h.len - off);
-        WinHeader rep{id_, rank_, kWinReply, 0, 0, 0, 1, 0, h.cookie + off, n};
-        send(src, &rep, sizeof rep, at + off, n);
-        off += n;
-      }
-      acknowledge(src, 0);
+    case kWinGet:
+      if (!serves(h.addr, h.len))
+        acknowledge(src, -EFAULT, true);  // behind the answers to earlier operations
+      else
+        reply(src, h.cookie, reinterpret_cast<const uint8_t *>(uintptr_t(h.addr)), h.len, true);
       return;
-    }
     case kWinAcc:
     case kWinFetch: {
       const uint64_t bytes = h.kind == kWinAcc ? len : h.len;
+      bool answered = false;
       if (!serves(h.addr, bytes)) {
         served_error_ = -EFAULT;
       } else {
@@ -207,17 +211,12 @@ void Window::on_packet(uint32_t src, const void *hdr_bytes, uint32_t hdr_len, co
           apply(WinOp{coll::OpKind(h.op), coll::ElemType(h.elem), h.elem_bytes}, payload, at, bytes);
         acc_unlock(mine);
         if (h.cookie) {
-          const size_t room = payload_room(ctx_, targets_[src].task, 1);
-          for (uint64_t off = 0; off < bytes;) {
-            const size_t n = std::min<uint64_t>(room, bytes - off);
-            WinHeader rep{id_, rank_, kWinReply, 0, 0, 0, 1, 0, h.cookie + off, n};
-            send(src, &rep, sizeof rep, old_.data() + off, n);
-            off += n;
-          }
+          answered = h.last && !served_error_;
+          reply(src, h.cookie, old_.data(), bytes, answered);
         }
       }
-      if (h.last) {
-        acknowledge(src, served_error_);
+      if (h.last && !answered) {
+        acknowledge(src, served_error_, h.cookie != 0);
         served_error_ = 0;
       }
       return;
@@ -225,7 +224,7 @@ void Window::on_packet(uint32_t src, const void *hdr_bytes, uint32_t hdr_len, co
     case kWinCas: {
       const uint32_t b = h.elem_bytes;
       if (!serves(h.addr, b) || len != 2 * size_t(b)) {
-        acknowledge(src, -EFAULT);
+        acknowledge(src, -EFAULT, true);
         return;
       }
       uint8_t old[16];
@@ -235,13 +234,12 @@ void Window::on_packet(uint32_t src, const void *hdr_bytes, uint32_t hdr_len, co
       std::memcpy(old, at, b);
       if (std::memcmp(at, in + b, b) == 0) std::memcpy(at, in, b);
       acc_unlock(mine);
-      WinHeader rep{id_, rank_, kWinReply, 0, 0, 0, 1, 0, h.cookie, b};
-      send(src, &rep, sizeof rep, old, b);
-      acknowledge(src, 0);
+      reply(src, h.cookie, old, b, true);
       return;
     }
     case kWinReply:
       std::memcpy(reinterpret_cast<void *>(uintptr_t(h.cookie)), payload, len);
+      if (h.last) done(mine, src)->fetch_add(1, std::memory_order_release);
       return;
     case kWinAck:
       if (h.addr) {
