@@ -169,6 +169,12 @@ Setting mailbox{
     "source's next message, of at most 32 bytes, goes into the pair's mailbox instead of the ring: "
     "no packet, no matching (seed 004; shm only; 0: never)",
     nullptr};
+Setting window_offers{
+    "PAMIR_WINDOW_OFFERS", "1", Type::Bool,
+    "a one-sided operation of up to 4 KiB on a node rank's MPI_Win_create memory is offered to the "
+    "target's progress through the window's shared memory, and taken back and done by cross-memory "
+    "attach only if the target does not take it in time (0: always cross-memory attach)",
+    nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER), or mr-local (the ofi device registers memory as a provider asking "
@@ -209,6 +215,7 @@ std::vector<Setting *> &all() {
                                      &pattern_fifo,
                                      &direct_put,
                                      &mailbox,
+                                     &window_offers,
                                      &fault};
   return list;
 }

@@ -85,5 +85,6 @@ extern Setting ofi_dt_chunk_min;      // PAMIR_OFI_DT_CHUNK_MIN
 extern Setting pattern_fifo;          // PAMIR_PATTERN_FIFO
 extern Setting direct_put;            // PAMIR_DIRECT_PUT
 extern Setting mailbox;               // PAMIR_MAILBOX
+extern Setting window_offers;         // PAMIR_WINDOW_OFFERS
 
 }  // namespace pamir::config

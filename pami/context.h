@@ -184,6 +184,9 @@ class Context {
     void (*windows)() = nullptr;
   };
   ProgressHook &progress_hook() { return hook_; }
+  // A hook served a peer's request (a window's offer): a blocked call polls its full spin again before
+  // it sleeps, since the peer likely waits on the next one.
+  void note_served() { served_ = true; }
 
   // Record and replay on a device that walks its own FIFOs (the torus: Device::pattern_open): whether
   // there is one, which, whether it reaches `task`, and the starts whose sends it still carries.
@@ -260,6 +263,10 @@ class Context {
     for (unsigned i = 0;; ++i) {
       advance();
       if (done()) return;
+      if (__builtin_expect(served_, 0)) {  // served a peer's request: more may follow, so stay awake
+        served_ = false;
+        i = 0;
+      }
       if (i >= spin_)
         idle(&check<Pred>, &done, sleep_us);
       else if (yield_)
@@ -574,6 +581,7 @@ class Context {
   GetTable get_table_;
   bool shm_immediate_ = false;  // shm's table starts with immediate: replayed sends may use mailboxes
   unsigned spin_ = 2000;
+  bool served_ = false;
   // Ranks outnumber the node's CPUs (or PAMIR_YIELD_WHEN_IDLE=yes): a blocked call gives the core away
   // between polls, since the peer it waits for may need this very core to make the progress awaited.
   bool yield_ = false;

@@ -80,6 +80,13 @@ struct Stats {
   uint64_t box_tokens = 0;
   uint64_t box_sent = 0;
   uint64_t box_taken = 0;
+  // One-sided windows' offers (pami/protocols/window_offer.cc): made by this rank as an origin, taken back
+  // and done by it through the device, and taken by it as a target.
+  uint64_t win_offers = 0;
+  uint64_t win_offers_taken_back = 0;
+  uint64_t win_offers_taken = 0;
+  // Operations this rank sent its targets to serve (kDispatchWin).
+  uint64_t win_served = 0;
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};

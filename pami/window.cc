@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "pami/bootstrap.h"
+#include "pami/config.h"
 #include "pami/context.h"
 #include "pami/node_memory.h"
 
@@ -114,6 +115,18 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
     data_at[i] = at;
     at += all[node[i]].size;
   }
+  // Offer slots for the pairs of node ranks that reach each other's memory through the device only:
+  // 4 KiB of data each, less where the node has many ranks (the pairs' slots stay within 8 MiB).
+  uint64_t offers_at = 0, offer_stride = 0;
+  if (!has_memory && node.size() > 1) {
+    const uint64_t room = std::min<uint64_t>(4096, (uint64_t(8) << 20) / (node.size() * node.size())) / 64 * 64;
+    if (room >= 256 && config::window_offers.flag) {
+      w->offer_bytes_ = uint32_t(room);
+      offer_stride = sizeof(WinOffer) + room;
+      offers_at = round_up(at, kPage);
+      at = offers_at + offer_stride * node.size() * node.size();
+    }
+  }
   w->seg_bytes_ = round_up(std::max<uint64_t>(at, kPage), kPage);
 
   // The node's first rank makes the segment; the others open it once it exists; the name goes once all
@@ -207,10 +220,21 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
       t.path = WinPath::mapped;  // MPI_Alloc_mem's memory, mapped here too
     } else if (t.ctl && ctx.node_memory_reachable(t.task)) {
       t.path = WinPath::rdma;
+      if (w->offer_bytes_) {
+        size_t me = 0, them = 0;
+        for (size_t i = 0; i < node.size(); ++i) {
+          if (node[i] == rank) me = i;
+          if (node[i] == r) them = i;
+        }
+        t.offer = reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (me * node.size() + them) * offer_stride);
+        w->offers_in_.push_back(
+            {reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (them * node.size() + me) * offer_stride), t.task});
+      }
     } else {
       t.path = WinPath::served;
     }
   }
+  if (!w->offers_in_.empty()) w->set_polled(kPollOffers, true);
   window_register(w.get());
   return w;
 }
@@ -223,7 +247,7 @@ uint8_t *Window::map_region(int32_t pid, int32_t fd, uint64_t bytes, uint64_t in
 }
 
 Window::~Window() {
-  set_polled(false);
+  set_polled(kPollLocks | kPollOffers, false);
   window_unregister(this);
   if (seg_) ::munmap(seg_, seg_bytes_);
   for (const auto &m : maps_) ::munmap(m.first, m.second);
@@ -265,12 +289,13 @@ std::vector<Window *> &polled_windows() {
 }
 }  // namespace
 
-void Window::set_polled(bool on) {
-  if (on == polled_) return;
-  polled_ = on;
+void Window::set_polled(uint8_t reason, bool on) {
+  const uint8_t was = polled_;
+  polled_ = on ? uint8_t(polled_ | reason) : uint8_t(polled_ & ~reason);
+  if (!was == !polled_) return;
   auto &v = polled_windows();
   Context::ProgressHook &hook = ctx_.progress_hook();
-  if (on) {
+  if (polled_) {
     v.push_back(this);
     hook.windows = windows_poll;
     ++hook.active;
@@ -283,7 +308,7 @@ void Window::set_polled(bool on) {
 void windows_poll() {
   // Backwards: a window whose last request is granted takes itself off the list.
   auto &v = polled_windows();
-  for (size_t i = v.size(); i-- > 0;) v[i]->poll_locks();
+  for (size_t i = v.size(); i-- > 0;) v[i]->poll();
 }
 
 void Window::acc_lock(WinCtl *c) {
@@ -354,6 +379,7 @@ void Window::wait_done(uint32_t r) {
 
 void Window::flush(uint32_t r) {
   if (targets_[r].path == WinPath::served) wait_done(r);
+  if (targets_[r].offered) settle(r);
   // Direct stores are done at return; the fence makes them visible before what this process does next
   // (a later load, a release of a lock, a signal).
   full_fence();
@@ -361,7 +387,10 @@ void Window::flush(uint32_t r) {
 
 void Window::flush_all() {
   for (uint32_t r = 0; r < targets_.size(); ++r)
-    if (targets_[r].path == WinPath::served && targets_[r].issued) wait_done(r);
+    if (targets_[r].path == WinPath::served && targets_[r].issued)
+      wait_done(r);
+    else if (targets_[r].offered)
+      settle(r);
   full_fence();
 }
 
@@ -460,6 +489,11 @@ int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec
       return 0;
     }
     case WinPath::rdma:
+      if (n == 1 && local[0].iov_len <= UINT32_MAX &&
+          offer(r, kOfferPut, nullptr, local[0].iov_base, nullptr, nullptr, uint64_t(uintptr_t(remote[0].iov_base)),
+                uint32_t(local[0].iov_len)))
+        return 0;
+      if (t.offered) settle(r);  // in order after it
       return direct(r, true, local, remote, n);
     case WinPath::served:
       for (unsigned i = 0; i < n; ++i) serve_put(r, local[i], remote[i]);
@@ -480,6 +514,11 @@ int Window::get_pieces(uint32_t r, const struct iovec *local, const struct iovec
       return 0;
     }
     case WinPath::rdma:
+      if (n == 1 && local[0].iov_len <= UINT32_MAX &&
+          offer(r, kOfferGet, nullptr, nullptr, nullptr, local[0].iov_base, uint64_t(uintptr_t(remote[0].iov_base)),
+                uint32_t(local[0].iov_len)))
+        return 0;
+      if (t.offered) settle(r);
       return direct(r, false, local, remote, n);
     case WinPath::served:
       for (unsigned i = 0; i < n; ++i) serve_get(r, local[i], remote[i]);
@@ -504,31 +543,50 @@ int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, 
                        const struct iovec *remote, unsigned n) {
   WinTarget &t = targets_[r];
   if (t.path == WinPath::served) {
-    for (unsigned i = 0; i < n; ++i) serve_accumulate(r, op, origin[i], result ? &result[i] : nullptr, remote[i]);
+    for (unsigned i = 0; i < n; ++i)
+      serve_accumulate(r, op, origin ? origin[i] : iovec{nullptr, remote[i].iov_len}, result ? &result[i] : nullptr,
+                       remote[i]);
+    return 0;
+  }
+  if (t.path == WinPath::rdma) {
+    if (n == 1 && remote[0].iov_len <= UINT32_MAX && (origin || result) &&
+        offer(r, result ? kOfferFetch : kOfferAcc, &op, origin ? origin[0].iov_base : nullptr, nullptr,
+              result ? result[0].iov_base : nullptr, uint64_t(uintptr_t(remote[0].iov_base)),
+              uint32_t(remote[0].iov_len)))
+      return 0;
+    if (t.offered) settle(r);
+    for (unsigned i = 0; i < n; ++i)
+      if (int rc = rdma_accumulate(r, op, origin ? origin[i].iov_base : nullptr,
+                                   result ? result[i].iov_base : nullptr, remote[i]))
+        return rc;
     return 0;
   }
   acc_lock(t.ctl);
-  int rc = 0;
-  if (t.path == WinPath::mapped) {
-    const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
-    for (unsigned i = 0; i < n; ++i) {
-      void *at = reinterpret_cast<void *>(uintptr_t(uint64_t(uintptr_t(remote[i].iov_base)) + shift));
-      if (result) std::memcpy(result[i].iov_base, at, remote[i].iov_len);
-      if (origin) apply(op, origin[i].iov_base, at, remote[i].iov_len);
-    }
-  } else {
-    // Through the device: read the target's values, combine here, write them back, all under the lock
-    // (a cross-memory write is not atomic, so the lock is what makes the elements so).
-    for (unsigned i = 0; i < n && !rc; ++i) {
-      const size_t len = remote[i].iov_len;
-      if (scratch_.size() < len) scratch_.resize(len);
-      struct iovec s = {scratch_.data(), len};
-      rc = direct(r, false, &s, &remote[i], 1);
-      if (rc) break;
-      if (result) std::memcpy(result[i].iov_base, scratch_.data(), len);
-      if (!origin || op.op == coll::OpKind::no_op) continue;
-      apply(op, origin[i].iov_base, scratch_.data(), len);
-      rc = direct(r, true, &s, &remote[i], 1);
+  const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
+  for (unsigned i = 0; i < n; ++i) {
+    void *at = reinterpret_cast<void *>(uintptr_t(uint64_t(uintptr_t(remote[i].iov_base)) + shift));
+    if (result) std::memcpy(result[i].iov_base, at, remote[i].iov_len);
+    if (origin) apply(op, origin[i].iov_base, at, remote[i].iov_len);
+  }
+  acc_unlock(t.ctl);
+  return 0;
+}
+
+// Through the device: read the target's values, combine here, write them back, all under its
+// accumulate lock (a cross-memory write is not atomic, so the lock is what makes the elements so).
+int Window::rdma_accumulate(uint32_t r, const WinOp &op, const void *origin, void *result,
+                            const struct iovec &remote) {
+  WinTarget &t = targets_[r];
+  const size_t len = remote.iov_len;
+  if (scratch_.size() < len) scratch_.resize(len);
+  struct iovec s = {scratch_.data(), len};
+  acc_lock(t.ctl);
+  int rc = direct(r, false, &s, &remote, 1);
+  if (!rc) {
+    if (result) std::memcpy(result, scratch_.data(), len);
+    if (origin && op.op != coll::OpKind::no_op) {
+      apply(op, origin, scratch_.data(), len);
+      rc = direct(r, true, &s, &remote, 1);
     }
   }
   acc_unlock(t.ctl);
@@ -538,26 +596,37 @@ int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, 
 int Window::compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result, uint64_t addr,
                              uint32_t bytes) {
   WinTarget &t = targets_[r];
-  if (t.path == WinPath::served) {
-    serve_compare_and_swap(r, origin, compare, result, addr, bytes);
-    return 0;
+  switch (t.path) {
+    case WinPath::served:
+      serve_compare_and_swap(r, origin, compare, result, addr, bytes);
+      return 0;
+    case WinPath::rdma:
+      if (offer(r, kOfferCas, nullptr, origin, compare, result, addr, bytes)) return 0;
+      if (t.offered) settle(r);
+      return rdma_compare_and_swap(r, origin, compare, result, addr, bytes);
+    case WinPath::mapped:
+      break;
   }
   acc_lock(t.ctl);
-  int rc = 0;
-  if (t.path == WinPath::mapped) {
-    void *at = t.mapped + (addr - t.base);
-    std::memcpy(result, at, bytes);
-    if (std::memcmp(at, compare, bytes) == 0) std::memcpy(at, origin, bytes);
-  } else {
-    uint8_t old[16];
-    struct iovec s = {old, bytes}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), bytes};
-    rc = direct(r, false, &s, &rm, 1);
-    if (!rc) {
-      std::memcpy(result, old, bytes);
-      if (std::memcmp(old, compare, bytes) == 0) {
-        struct iovec o = {const_cast<void *>(origin), bytes};
-        rc = direct(r, true, &o, &rm, 1);
-      }
+  void *at = t.mapped + (addr - t.base);
+  std::memcpy(result, at, bytes);
+  if (std::memcmp(at, compare, bytes) == 0) std::memcpy(at, origin, bytes);
+  acc_unlock(t.ctl);
+  return 0;
+}
+
+int Window::rdma_compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result,
+                                  uint64_t addr, uint32_t bytes) {
+  WinTarget &t = targets_[r];
+  uint8_t old[16];
+  struct iovec s = {old, bytes}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), bytes};
+  acc_lock(t.ctl);
+  int rc = direct(r, false, &s, &rm, 1);
+  if (!rc) {
+    std::memcpy(result, old, bytes);
+    if (std::memcmp(old, compare, bytes) == 0) {
+      struct iovec o = {const_cast<void *>(origin), bytes};
+      rc = direct(r, true, &o, &rm, 1);
     }
   }
   acc_unlock(t.ctl);

@@ -61,12 +61,35 @@ struct alignas(64) WinCtl {
   std::atomic<uint64_t> completes;
   // The first error a target reported on this rank's served operations (-errno), 0 if none.
   std::atomic<int64_t> error;
-  uint8_t pad2[48];
+  // Offers (pami/protocols/window_offer.cc) made to this rank and not yet taken.
+  std::atomic<uint64_t> offers;
+  uint8_t pad2[40];
   // Then, per window rank r: posted[r], the posts (MPI_Win_post) r sent this rank, and done[r], what r
   // has done of this rank's served operations to it. See WinSegment::posted() and done().
 };
 static_assert(sizeof(WinCtl) == 192);
 constexpr uint64_t kLockExclusive = uint64_t(1) << 63;
+
+// An offer: one operation a node rank posts for a target whose memory it reaches only through the
+// device (MPI_Win_create's heap memory), which the target's progress takes and does with plain loads and
+// stores, or, if the target does not take it in time, the origin takes back and does itself through the
+// device. Either way exactly one of them does it (the state's compare-and-swap decides), so passive
+// target still needs nothing of the target. One per ordered pair of node ranks, its data following.
+struct alignas(64) WinOffer {
+  std::atomic<uint32_t> state;  // WinOfferState
+  uint8_t kind;                 // WinOfferKind
+  uint8_t op;                   // coll::OpKind
+  uint8_t elem;                 // coll::ElemType
+  uint8_t unused;
+  uint32_t elem_bytes;
+  uint32_t len;
+  uint64_t addr;  // in the target's address space
+  int64_t status;
+  uint8_t pad[32];
+};
+static_assert(sizeof(WinOffer) == 64);
+enum WinOfferState : uint32_t { kOfferEmpty, kOfferMade, kOfferTaken, kOfferTakenBack, kOfferDone };
+enum WinOfferKind : uint8_t { kOfferPut, kOfferGet, kOfferAcc, kOfferFetch, kOfferCas };
 
 // What a target has, as every rank learns it at creation.
 struct WinTarget {
@@ -83,6 +106,11 @@ struct WinTarget {
   bool lock_nocheck = false;   // locked with MPI_MODE_NOCHECK: nothing was acquired
   uint64_t issued = 0;         // served operations sent to it
   uint64_t posts_seen = 0;     // its posts consumed by MPI_Win_start
+  WinOffer *offer = nullptr;   // this rank's offer slot toward it (path rdma, offers on), else nullptr
+  void *offer_answer = nullptr;  // where the answer of the offer outstanding goes
+  bool offered = false;          // an offer is outstanding
+  uint8_t offer_misses = 0;      // offers in a row the target did not take in time
+  uint16_t offer_skips = 0;      // operations sent through the device since the target last missed
 };
 
 // Served requests the target could not grant yet (a lock), kept until it can.
@@ -158,9 +186,11 @@ class Window {
   uint64_t completes_seen() const { return ctl(rank_)->completes.load(std::memory_order_acquire); }
   int barrier() { return team_.barrier(); }
 
-  // Served lock requests that wait are granted once they can be (the progress hook's call).
-  void poll_locks() {
+  // The progress hook's call: served lock requests that wait are granted once they can be, and offers
+  // made to this rank are taken.
+  void poll() {
     if (!waiting_locks_.empty()) serve_waiting_locks();
+    if (!offers_in_.empty()) take_offers();
   }
   // Served packets addressed to this window (from Context's dispatch).
   void on_packet(uint32_t src_rank, const void *hdr, uint32_t hdr_len, const void *payload, size_t len);
@@ -178,7 +208,21 @@ class Window {
   bool try_lock(WinCtl *c, LockType type);
   static void release_lock(WinCtl *c, LockType type);
   void serve_waiting_locks();
-  void set_polled(bool on);
+  // Polled by the progress hook while any reason holds (kPollLocks: served lock requests wait;
+  // kPollOffers: node ranks may offer operations).
+  static constexpr uint8_t kPollLocks = 1, kPollOffers = 2;
+  void set_polled(uint8_t reason, bool on);
+  // Offers (pami/protocols/window_offer.cc).
+  uint8_t *offer_data(WinOffer *o) const { return reinterpret_cast<uint8_t *>(o + 1); }
+  bool offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare, void *answer,
+             uint64_t addr, uint32_t len);
+  void settle(uint32_t r);  // the outstanding offer to r is done, by r or by this process
+  void take_offers();
+  int64_t do_offer_here(WinOffer *o);  // the target's side, on its own memory
+  int do_offer_there(uint32_t r, WinOffer *o);  // the origin's, through the device
+  int rdma_accumulate(uint32_t r, const WinOp &op, const void *origin, void *result, const struct iovec &remote);
+  int rdma_compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result, uint64_t addr,
+                            uint32_t bytes);
   // The served path (pami/protocols/window_am.cc).
   static constexpr uint8_t kWinSignalPost = 0, kWinSignalComplete = 1;
   void signal(uint32_t r, uint8_t what);  // a post or a complete, to a rank off the node
@@ -216,7 +260,9 @@ class Window {
   std::vector<uint8_t> scratch_;  // an accumulate through the device reads the target's values here
   std::vector<uint8_t> old_;      // a served fetch's old values, taken under the lock
   int64_t served_error_ = 0;      // a served operation's failure, until its last packet
-  bool polled_ = false;           // in the progress hook's list (served lock requests wait)
+  uint8_t polled_ = 0;            // reasons it is in the progress hook's list (kPoll*)
+  uint32_t offer_bytes_ = 0;      // data room of an offer slot (0: no offers)
+  std::vector<std::pair<WinOffer *, uint32_t>> offers_in_;  // the node ranks' slots toward this rank, and their tasks
   std::vector<std::pair<void *, uint64_t>> maps_;  // peers' MPI_Alloc_mem memory mapped here
   uint8_t *map_region(int32_t pid, int32_t fd, uint64_t bytes, uint64_t inode, uint64_t offset);
 };

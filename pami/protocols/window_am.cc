@@ -69,6 +69,7 @@ void Window::serve_put(uint32_t r, const struct iovec &local, const struct iovec
     off += n;
   } while (off < local.iov_len);
   ++targets_[r].issued;
+  ++stats().win_served;
 }
 
 void Window::serve_get(uint32_t r, const struct iovec &local, const struct iovec &remote) {
@@ -76,6 +77,7 @@ void Window::serve_get(uint32_t r, const struct iovec &local, const struct iovec
               uint64_t(uintptr_t(local.iov_base)), local.iov_len};
   send(r, &h, sizeof h, nullptr, 0);
   ++targets_[r].issued;
+  ++stats().win_served;
 }
 
 void Window::serve_accumulate(uint32_t r, const WinOp &op, const struct iovec &origin,
@@ -99,6 +101,7 @@ void Window::serve_accumulate(uint32_t r, const WinOp &op, const struct iovec &o
     off += n;
   } while (off < origin.iov_len);
   ++targets_[r].issued;
+  ++stats().win_served;
 }
 
 void Window::serve_compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result,
@@ -109,6 +112,7 @@ void Window::serve_compare_and_swap(uint32_t r, const void *origin, const void *
   WinHeader h{id_, rank_, kWinCas, 0, 0, 1, bytes, addr, uint64_t(uintptr_t(result)), bytes};
   send(r, &h, sizeof h, both, 2 * size_t(bytes));
   ++targets_[r].issued;
+  ++stats().win_served;
 }
 
 void Window::signal(uint32_t r, uint8_t what) {
@@ -283,7 +287,7 @@ void Window::serve_waiting_locks() {
     send(w.rank, &g, sizeof g, nullptr, 0);
   }
   waiting_locks_.erase(waiting_locks_.begin(), waiting_locks_.begin() + long(i));
-  set_polled(!waiting_locks_.empty());
+  set_polled(kPollLocks, !waiting_locks_.empty());
 }
 
 void window_deliver(uint32_t src_task, const void *hdr, uint32_t hdr_len, const void *payload, size_t len) {
