@@ -140,8 +140,8 @@ void *predefined_value(int k) {
   }
 }
 
-// A window's predefined attribute (MPI 5.0 §12.2.6): MPI_WIN_BASE is the base itself, the others point
-// to their values; nullptr for any other keyval.
+// A window's predefined attribute (MPI 5.0 §12.2.6): MPI_WIN_BASE is the base itself (MPI_BOTTOM for a
+// dynamic window), the others point to their values.
 void *win_predefined_value(Win *w, int k) {
   switch (k) {
     case MPI_WIN_BASE:
@@ -322,8 +322,8 @@ int get_attr(const char *fn_, T *c, int keyval, void *attribute_val, int *flag) 
     return MPI_SUCCESS;
   }
   if constexpr (O::kKind == KeyvalKind::win) {
-    if (void *v = win_predefined_value(c, keyval)) {
-      *static_cast<void **>(attribute_val) = v;
+    if (win_predefined_keyval(keyval)) {
+      *static_cast<void **>(attribute_val) = win_predefined_value(c, keyval);
       *flag = 1;
       return MPI_SUCCESS;
     }
