@@ -488,6 +488,9 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
     pamir::Window::acc_unlock(f.t->ctl);
     return MPI_SUCCESS;
   }
+  if (const Datatype *t = lookup<Datatype>(datatype); w && t && !t->predefined && !t->permanent)
+    return raise(w, fn_, MPI_ERR_TYPE, "MPI_Fetch_and_op takes one predefined datatype, not %s",
+                 type_name(t));
   return rma(fn_,
              {Rma::get_acc, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
               datatype, op},

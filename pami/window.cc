@@ -115,16 +115,20 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
     data_at[i] = at;
     at += all[node[i]].size;
   }
-  // Offer slots for the pairs of node ranks that reach each other's memory through the device only:
-  // 4 KiB of data each, less where the node has many ranks (the pairs' slots stay within 8 MiB).
-  uint64_t offers_at = 0, offer_stride = 0;
-  if (!has_memory && node.size() > 1) {
-    const uint64_t room = std::min<uint64_t>(4096, (uint64_t(8) << 20) / (node.size() * node.size())) / 64 * 64;
-    if (room >= 256 && config::window_offers.flag) {
+  // Offer slots for the pairs of node ranks that reach each other's memory through the device only: up
+  // to kOfferSlots of 4 KiB of data each per pair, fewer and smaller where the node has many ranks (the
+  // pairs' slots stay within 8 MiB).
+  uint64_t offers_at = 0, pair_bytes = 0;
+  if (!has_memory && node.size() > 1 && config::window_offers.flag) {
+    const uint64_t budget = (uint64_t(8) << 20) / (node.size() * node.size());
+    const uint64_t room = std::min<uint64_t>(4096, budget > sizeof(WinOffer) ? budget - sizeof(WinOffer) : 0) / 64 * 64;
+    if (room >= 256) {
       w->offer_bytes_ = uint32_t(room);
-      offer_stride = sizeof(WinOffer) + room;
+      w->offer_stride_ = sizeof(WinOffer) + room;
+      w->offer_slots_ = uint32_t(std::min<uint64_t>(kOfferSlots, budget / w->offer_stride_));
+      pair_bytes = w->offer_stride_ * w->offer_slots_;
       offers_at = round_up(at, kPage);
-      at = offers_at + offer_stride * node.size() * node.size();
+      at = offers_at + pair_bytes * node.size() * node.size();
     }
   }
   w->seg_bytes_ = round_up(std::max<uint64_t>(at, kPage), kPage);
@@ -226,9 +230,9 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
           if (node[i] == rank) me = i;
           if (node[i] == r) them = i;
         }
-        t.offer = reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (me * node.size() + them) * offer_stride);
+        t.offer = reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (me * node.size() + them) * pair_bytes);
         w->offers_in_.push_back(
-            {reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (them * node.size() + me) * offer_stride), t.task});
+            {reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (them * node.size() + me) * pair_bytes), t.task, 1});
       }
     } else {
       t.path = WinPath::served;

@@ -85,9 +85,11 @@ struct alignas(64) WinOffer {
   uint32_t len;
   uint64_t addr;  // in the target's address space
   int64_t status;
-  uint8_t pad[32];
+  uint64_t seq;  // which of the pair's offers this is (the origin's count), so the target takes them in order
+  uint8_t pad[24];
 };
 static_assert(sizeof(WinOffer) == 64);
+constexpr uint32_t kOfferSlots = 16;  // per ordered pair at most: offers in flight before the origin waits
 enum WinOfferState : uint32_t { kOfferEmpty, kOfferMade, kOfferTaken, kOfferTakenBack, kOfferDone };
 enum WinOfferKind : uint8_t { kOfferPut, kOfferGet, kOfferAcc, kOfferFetch, kOfferCas };
 
@@ -106,9 +108,11 @@ struct WinTarget {
   bool lock_nocheck = false;   // locked with MPI_MODE_NOCHECK: nothing was acquired
   uint64_t issued = 0;         // served operations sent to it
   uint64_t posts_seen = 0;     // its posts consumed by MPI_Win_start
-  WinOffer *offer = nullptr;   // this rank's offer slot toward it (path rdma, offers on), else nullptr
-  void *offer_answer = nullptr;  // where the answer of the offer outstanding goes
-  bool offered = false;          // an offer is outstanding
+  WinOffer *offer = nullptr;   // this rank's first offer slot toward it (path rdma, offers on), else nullptr
+  uint64_t offer_head = 1;     // the next offer's seq (from 1: a slot never used has seq 0)
+  uint64_t offer_tail = 1;     // the oldest offer not finished
+  void *offer_answer[kOfferSlots] = {};  // where each outstanding offer's answer goes
+  bool offered = false;                  // an offer is outstanding (head != tail)
   uint8_t offer_misses = 0;      // offers in a row the target did not take in time
   uint16_t offer_skips = 0;      // operations sent through the device since the target last missed
 };
@@ -214,6 +218,10 @@ class Window {
   void set_polled(uint8_t reason, bool on);
   // Offers (pami/protocols/window_offer.cc).
   uint8_t *offer_data(WinOffer *o) const { return reinterpret_cast<uint8_t *>(o + 1); }
+  WinOffer *offer_slot(WinOffer *first, uint64_t seq) const {
+    return reinterpret_cast<WinOffer *>(reinterpret_cast<uint8_t *>(first) + (seq % offer_slots_) * offer_stride_);
+  }
+  bool settle_one(uint32_t r, bool impatient);  // the oldest outstanding offer; true if taken back
   bool offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare, void *answer,
              uint64_t addr, uint32_t len);
   void settle(uint32_t r);  // the outstanding offer to r is done, by r or by this process
@@ -262,7 +270,14 @@ class Window {
   int64_t served_error_ = 0;      // a served operation's failure, until its last packet
   uint8_t polled_ = 0;            // reasons it is in the progress hook's list (kPoll*)
   uint32_t offer_bytes_ = 0;      // data room of an offer slot (0: no offers)
-  std::vector<std::pair<WinOffer *, uint32_t>> offers_in_;  // the node ranks' slots toward this rank, and their tasks
+  uint32_t offer_slots_ = 0;      // slots per ordered pair
+  uint64_t offer_stride_ = 0;     // bytes from one slot to the next
+  struct OfferIn {
+    WinOffer *first;  // the node rank's slots toward this rank
+    uint32_t task;
+    uint64_t next;  // the seq of its next offer this rank has not seen finished
+  };
+  std::vector<OfferIn> offers_in_;
   std::vector<std::pair<void *, uint64_t>> maps_;  // peers' MPI_Alloc_mem memory mapped here
   uint8_t *map_region(int32_t pid, int32_t fd, uint64_t bytes, uint64_t inode, uint64_t offset);
 };

@@ -3,8 +3,10 @@
 // the target's progress to do with plain loads and stores; if the target has not taken it when the origin
 // needs it done, the origin takes it back and does it through the device. The slot's state decides by
 // compare-and-swap which of the two does it, so an operation is done once, and passive target still needs
-// nothing of the target. One slot per ordered pair keeps one origin's operations to one target in order.
-// A target that lets offers lapse is offered nothing for a while (the origin goes straight to the device).
+// nothing of the target. Each ordered pair has a ring of slots, up to kOfferSlots offers in flight, which
+// both sides finish in order (each carries its seq), so one origin's operations to one target stay in
+// order. A target that lets offers lapse is offered nothing for a while (the origin goes straight to the
+// device).
 #include <cerrno>
 #include <cstring>
 
@@ -15,7 +17,7 @@ namespace pamir {
 
 namespace {
 // Passes of the origin's progress an offer waits through before the origin takes it back: long enough
-// for a target asleep in a blocked call to wake (tens of microseconds), which it stays for the next.
+// for a target asleep in a blocked call to wake (tens of microseconds), after which it stays awake.
 constexpr unsigned kOfferPatience = 2000;
 // Offers in a row a target let lapse before the origin stops offering, and operations it then sends
 // through the device before it offers again.
@@ -26,15 +28,16 @@ constexpr uint16_t kOfferQuiet = 256;
 bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare, void *answer,
                    uint64_t addr, uint32_t len) {
   WinTarget &t = targets_[r];
-  WinOffer *o = t.offer;
   const uint64_t room = kind == kOfferCas ? 3 * uint64_t(len) : kind == kOfferFetch ? 2 * uint64_t(len) : len;
-  if (!o || room > offer_bytes_) return false;
+  if (!t.offer || room > offer_bytes_) return false;
   if (t.offer_misses >= kOfferMissesMax) {
     if (++t.offer_skips < kOfferQuiet) return false;
     t.offer_skips = 0;
     t.offer_misses = kOfferMissesMax - 1;  // one more lapse and it waits again
   }
-  if (t.offered) settle(r);
+  if (t.offer_head - t.offer_tail == offer_slots_) settle_one(r, false);  // every slot is in flight
+  const uint64_t seq = t.offer_head;
+  WinOffer *o = offer_slot(t.offer, seq);
   uint8_t *d = offer_data(o);
   if (src) std::memcpy(d, src, len);
   if (compare) std::memcpy(d + len, compare, len);
@@ -47,64 +50,95 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   o->len = len;
   o->addr = addr;
   o->status = 0;
+  o->seq = seq;
   o->state.store(kOfferMade, std::memory_order_release);
   t.ctl->offers.fetch_add(1, std::memory_order_release);
   ctx_.coll_notify(t.task);
+  t.offer_answer[seq % kOfferSlots] = answer;
+  t.offer_head = seq + 1;
   t.offered = true;
-  t.offer_answer = answer;
   ++stats().win_offers;
   return true;
 }
 
-void Window::settle(uint32_t r) {
+// Finishes the oldest outstanding offer to r: waits for the target to take it (unless `impatient`), else
+// takes it back and does it. Offers are finished in order, and the target takes them in order, so one
+// taken back is never overtaken by a later one the target does.
+bool Window::settle_one(uint32_t r, bool impatient) {
   WinTarget &t = targets_[r];
-  WinOffer *o = t.offer;
+  const uint64_t seq = t.offer_tail;
+  WinOffer *o = offer_slot(t.offer, seq);
   uint32_t s = o->state.load(std::memory_order_acquire);
-  for (unsigned i = 0; s == kOfferMade && i < kOfferPatience; ++i) {
+  for (unsigned i = 0; !impatient && s == kOfferMade && i < kOfferPatience; ++i) {
     ctx_.advance();
     s = o->state.load(std::memory_order_acquire);
   }
+  bool taken_back = false;
   if (s == kOfferMade && o->state.compare_exchange_strong(s, kOfferTakenBack, std::memory_order_acquire)) {
     t.ctl->offers.fetch_sub(1, std::memory_order_relaxed);
-    if (t.offer_misses < kOfferMissesMax) ++t.offer_misses;
     ++stats().win_offers_taken_back;
     o->status = do_offer_there(r, o);
-    s = kOfferDone;
-  } else {
-    t.offer_misses = 0;
-    if (s != kOfferDone)  // the target is doing it now
-      ctx_.wait_until([o] { return o->state.load(std::memory_order_acquire) == kOfferDone; }, 20);
+    taken_back = true;
+  } else if (s != kOfferDone) {  // the target is doing it now
+    ctx_.wait_until([o] { return o->state.load(std::memory_order_acquire) == kOfferDone; }, 20);
   }
   const uint8_t *d = offer_data(o);
   const uint32_t len = o->len;
+  void *answer = t.offer_answer[seq % kOfferSlots];
   if (!o->status) {
-    if (o->kind == kOfferGet) std::memcpy(t.offer_answer, d, len);
-    if (o->kind == kOfferFetch && t.offer_answer) std::memcpy(t.offer_answer, d + len, len);
-    if (o->kind == kOfferCas) std::memcpy(t.offer_answer, d + 2 * size_t(len), len);
+    if (o->kind == kOfferGet) std::memcpy(answer, d, len);
+    if (o->kind == kOfferFetch && answer) std::memcpy(answer, d + len, len);
+    if (o->kind == kOfferCas) std::memcpy(answer, d + 2 * size_t(len), len);
   } else {
     int64_t none = 0;
     ctls_[rank_]->error.compare_exchange_strong(none, o->status, std::memory_order_relaxed);
   }
-  o->state.store(kOfferEmpty, std::memory_order_relaxed);
-  t.offered = false;
+  // Empty, its seq kept: a target that has not looked yet sees it finished and goes past it.
+  o->state.store(kOfferEmpty, std::memory_order_release);
+  t.offer_tail = seq + 1;
+  t.offered = t.offer_tail != t.offer_head;
+  return taken_back;
 }
 
-// The target's side: takes what the node's ranks offered it and does it on its own memory.
+void Window::settle(uint32_t r) {
+  WinTarget &t = targets_[r];
+  bool lapsed = false;
+  while (t.offer_tail != t.offer_head) lapsed |= settle_one(r, lapsed);  // one lapse: the target is away
+  if (!lapsed)
+    t.offer_misses = 0;
+  else if (t.offer_misses < kOfferMissesMax)
+    ++t.offer_misses;
+}
+
+// The target's side: takes what the node's ranks offered it, each rank's in order, and does it on its own
+// memory. It stops at an offer its origin took back and is still doing: a later one must not overtake it.
 void Window::take_offers() {
   WinCtl *me = ctls_[rank_];
   if (!me->offers.load(std::memory_order_acquire)) return;
-  for (const auto &[o, task] : offers_in_) {
-    uint32_t s = kOfferMade;
-    if (o->state.load(std::memory_order_relaxed) != kOfferMade ||
-        !o->state.compare_exchange_strong(s, kOfferTaken, std::memory_order_acquire))
-      continue;
-    me->offers.fetch_sub(1, std::memory_order_relaxed);
-    ++stats().win_offers_taken;
-    o->status = do_offer_here(o);
-    o->state.store(kOfferDone, std::memory_order_release);
-    ctx_.coll_notify(task);
-    ctx_.note_served();
+  bool took = false;
+  for (OfferIn &in : offers_in_) {
+    const uint64_t first = in.next;
+    for (;;) {
+      WinOffer *o = offer_slot(in.first, in.next);
+      uint32_t s = o->state.load(std::memory_order_acquire);
+      const uint64_t seq = o->seq;
+      if (seq > in.next || (seq == in.next && (s == kOfferEmpty || s == kOfferDone))) {
+        ++in.next;  // finished by its origin (the slot may already hold a later one)
+        continue;
+      }
+      if (seq != in.next || s != kOfferMade ||
+          !o->state.compare_exchange_strong(s, kOfferTaken, std::memory_order_acquire))
+        break;
+      me->offers.fetch_sub(1, std::memory_order_relaxed);
+      ++stats().win_offers_taken;
+      o->status = do_offer_here(o);
+      o->state.store(kOfferDone, std::memory_order_release);
+      ++in.next;
+      took = true;
+    }
+    if (in.next != first) ctx_.coll_notify(in.task);
   }
+  if (took) ctx_.note_served();
 }
 
 int64_t Window::do_offer_here(WinOffer *o) {
