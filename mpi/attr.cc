@@ -558,11 +558,12 @@ PAMIR_ALIAS(Type_delete_attr);
 // --- windows ---------------------------------------------------------------------------------------
 
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
-                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) {
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                           void *extra_state) {
   PAMIR_ENTER("MPI_Win_create_keyval");
-  return create_keyval(fn_, KeyvalKind::win, reinterpret_cast<MPI_Comm_copy_attr_function *>(win_copy_attr_fn),
-                       reinterpret_cast<MPI_Comm_delete_attr_function *>(win_delete_attr_fn), win_keyval,
-                       extra_state);
+  return create_keyval(
+      fn_, KeyvalKind::win, reinterpret_cast<MPI_Comm_copy_attr_function *>(win_copy_attr_fn),
+      reinterpret_cast<MPI_Comm_delete_attr_function *>(win_delete_attr_fn), win_keyval, extra_state);
 }
 PAMIR_ALIAS(Win_create_keyval);
 

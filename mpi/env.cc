@@ -53,10 +53,14 @@ int PMPI_Get_address(const void *location, MPI_Aint *address) {
 }
 PAMIR_ALIAS(Get_address);
 
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+  return base + disp;
+}
 PAMIR_ALIAS(Aint_add);
 
-MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+  return addr1 - addr2;
+}
 PAMIR_ALIAS(Aint_diff);
 
 int PMPI_Pcontrol(const int level, ...) {

@@ -44,8 +44,8 @@ inline void errhandler_replace(Errhandler *&slot, Errhandler *e) {
                                                       ...);
 // Raises an existing code (for example the class of a failed request) on comm's handler.
 // Raised with no object: on MPI_COMM_SELF (the same as a null Comm*; Win* overloads it, mpi/win.h).
-[[gnu::cold]] [[gnu::format(printf, 4, 5)]] int raise(std::nullptr_t, const char *fn, int cls, const char *fmt,
-                                                      ...);
+[[gnu::cold]] [[gnu::format(printf, 4, 5)]] int raise(std::nullptr_t, const char *fn, int cls,
+                                                      const char *fmt, ...);
 [[gnu::cold]] int raise_code(Comm *comm, int code);
 // The same on a session's handler `eh` (mpi/session.cc): a detailed code of class `cls`, or an existing
 // code.

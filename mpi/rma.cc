@@ -23,11 +23,11 @@ enum class Rma : uint8_t { put, get, acc, get_acc };
 constexpr const char *kRmaVerb[] = {"put to", "get from", "accumulate into", "get_accumulate on"};
 
 // Evaluates to the Datatype*, or returns MPI_ERR_TYPE raised on the window.
-#define PAMIR_WIN_TYPE(w, h)                                                                   \
-  ({                                                                                           \
-    ::pamir::mpi::Datatype *t_ = ::pamir::mpi::lookup<::pamir::mpi::Datatype>(h);              \
-    if (__builtin_expect(!t_ || !t_->committed, 0)) return bad_win_type(w, fn_, h);            \
-    t_;                                                                                        \
+#define PAMIR_WIN_TYPE(w, h)                                                        \
+  ({                                                                                \
+    ::pamir::mpi::Datatype *t_ = ::pamir::mpi::lookup<::pamir::mpi::Datatype>(h);   \
+    if (__builtin_expect(!t_ || !t_->committed, 0)) return bad_win_type(w, fn_, h); \
+    t_;                                                                             \
   })
 
 [[gnu::cold]] int bad_win_type(Win *w, const char *fn, MPI_Datatype h) {
@@ -54,8 +54,8 @@ inline bool in_epoch(const Win *w, const pamir::WinTarget &t) {
 // One side's data as a stream of contiguous pieces.
 struct Stream {
   uintptr_t base;
-  uint64_t left;         // dense: bytes not yet handed out
-  dt::Cursor *cur;       // non-dense
+  uint64_t left;    // dense: bytes not yet handed out
+  dt::Cursor *cur;  // non-dense
   bool next(uint64_t max, uintptr_t &at, uint64_t &len) {
     if (!cur) {
       if (!left) return false;
@@ -213,7 +213,8 @@ int rma(const char *fn_, const Args &a, MPI_Win win, MPI_Request *request) {
     return MPI_SUCCESS;
   }
   pamir::WinTarget &t = pw.target(uint32_t(a.target));
-  if (__builtin_expect(!in_epoch(w, t), 0) || (a.request_based && !w->lock_all && t.lock == pamir::LockType::none))
+  if (__builtin_expect(!in_epoch(w, t), 0) ||
+      (a.request_based && !w->lock_all && t.lock == pamir::LockType::none))
     return outside_epoch(w, fn_, a.target, a.request_based);
   PAMIR_CHECK(w, w->flavor == MPI_WIN_FLAVOR_DYNAMIC || a.disp >= 0, MPI_ERR_DISP,
               "negative target displacement %lld", static_cast<long long>(a.disp));
@@ -261,8 +262,8 @@ int rma(const char *fn_, const Args &a, MPI_Win win, MPI_Request *request) {
   return MPI_SUCCESS;
 }
 
-int compare_and_swap(const char *fn_, const void *origin, const void *compare, void *result, MPI_Datatype type,
-                     int target, MPI_Aint disp, MPI_Win win) {
+int compare_and_swap(const char *fn_, const void *origin, const void *compare, void *result,
+                     MPI_Datatype type, int target, MPI_Aint disp, MPI_Win win) {
   Win *w = PAMIR_WIN(win);
   pamir::Window &pw = *w->w;
   const int size = int(pw.size());
@@ -277,7 +278,8 @@ int compare_and_swap(const char *fn_, const void *origin, const void *compare, v
   PAMIR_CHECK(w, allowed, MPI_ERR_TYPE,
               "MPI_Compare_and_swap takes one predefined integer, logical or byte element, not %s",
               type_name(t));
-  PAMIR_CHECK(w, origin && compare && result, MPI_ERR_BUFFER, "origin_addr, compare_addr or result_addr is NULL");
+  PAMIR_CHECK(w, origin && compare && result, MPI_ERR_BUFFER,
+              "origin_addr, compare_addr or result_addr is NULL");
   if (target == MPI_PROC_NULL) return MPI_SUCCESS;
   pamir::WinTarget &tg = pw.target(uint32_t(target));
   if (__builtin_expect(!in_epoch(w, tg), 0)) return outside_epoch(w, fn_, target, false);
@@ -286,8 +288,8 @@ int compare_and_swap(const char *fn_, const void *origin, const void *compare, v
     PAMIR_CHECK(w, disp >= 0 && at + t->size <= __int128(tg.size), MPI_ERR_RMA_RANGE,
                 "MPI_Compare_and_swap on rank %d's window at byte %lld is outside its %llu bytes", target,
                 static_cast<long long>(at), static_cast<unsigned long long>(tg.size));
-  const int rc = pw.compare_and_swap(uint32_t(target), origin, compare, result, uint64_t(__int128(tg.base) + at),
-                                     uint32_t(t->size));
+  const int rc = pw.compare_and_swap(uint32_t(target), origin, compare, result,
+                                     uint64_t(__int128(tg.base) + at), uint32_t(t->size));
   if (rc)
     return raise(w, fn_, rc == -EFAULT ? MPI_ERR_RMA_RANGE : MPI_ERR_OTHER,
                  "the compare-and-swap on rank %d's memory failed: %s", target, std::strerror(-rc));
@@ -314,7 +316,8 @@ inline bool fast_args(Win *w, int target, MPI_Aint disp, int64_t count, MPI_Data
   uint64_t off, bytes;
   if (t.path == pamir::WinPath::served || !in_epoch(w, t) ||
       __builtin_mul_overflow(uint64_t(disp), uint64_t(t.disp_unit), &off) ||
-      __builtin_mul_overflow(uint64_t(d->size), uint64_t(count), &bytes) || off > t.size || bytes > t.size - off)
+      __builtin_mul_overflow(uint64_t(d->size), uint64_t(count), &bytes) || off > t.size ||
+      bytes > t.size - off)
     return false;
   f = {&t, t.base + off, bytes, d};
   return true;
@@ -335,8 +338,8 @@ inline uint8_t *mapped_at(const Fast &f) {
   return f.t->mapped + (f.addr - f.t->base);
 }
 
-int compare_and_swap(const char *fn_, const void *origin, const void *compare, void *result, MPI_Datatype type,
-                     int target, MPI_Aint disp, MPI_Win win);
+int compare_and_swap(const char *fn_, const void *origin, const void *compare, void *result,
+                     MPI_Datatype type, int target, MPI_Aint disp, MPI_Win win);
 
 }  // namespace
 
@@ -344,130 +347,216 @@ int compare_and_swap(const char *fn_, const void *origin, const void *compare, v
 
 using namespace pamir::mpi;
 
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Put");
   Win *w = win_of(win);
   Fast f;
   if (__builtin_expect(fast_args(w, target_rank, target_disp, origin_count, origin_datatype, target_count,
-                                 target_datatype, f) && (origin_addr || !f.bytes), 1)) {
+                                 target_datatype, f) &&
+                           (origin_addr || !f.bytes),
+                       1)) {
     if (f.t->path == pamir::WinPath::mapped) {
       std::memcpy(mapped_at(f), origin_addr, f.bytes);
       return MPI_SUCCESS;
     }
     if (!f.bytes || w->w->put(uint32_t(target_rank), f.addr, origin_addr, f.bytes) == 0) return MPI_SUCCESS;
   }
-  return rma(fn_, {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL}, win, nullptr);
+  return rma(fn_,
+             {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL},
+             win, nullptr);
 }
 PAMIR_ALIAS(Put);
 
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Get");
   Win *w = win_of(win);
   Fast f;
   if (__builtin_expect(fast_args(w, target_rank, target_disp, origin_count, origin_datatype, target_count,
-                                 target_datatype, f) && (origin_addr || !f.bytes), 1)) {
+                                 target_datatype, f) &&
+                           (origin_addr || !f.bytes),
+                       1)) {
     if (f.t->path == pamir::WinPath::mapped) {
       std::memcpy(origin_addr, mapped_at(f), f.bytes);
       return MPI_SUCCESS;
     }
     if (!f.bytes || w->w->get(uint32_t(target_rank), f.addr, origin_addr, f.bytes) == 0) return MPI_SUCCESS;
   }
-  return rma(fn_, {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL}, win, nullptr);
+  return rma(fn_,
+             {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL},
+             win, nullptr);
 }
 PAMIR_ALIAS(Get);
 
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                    MPI_Win win) {
   PAMIR_ENTER("MPI_Accumulate");
   Win *w = win_of(win);
   Fast f;
   pamir::WinOp o;
   if (__builtin_expect(fast_args(w, target_rank, target_disp, origin_count, origin_datatype, target_count,
-                                 target_datatype, f) && origin_addr && f.t->path == pamir::WinPath::mapped &&
-                           fast_op(w, op, f.type, o) && o.op != pamir::coll::OpKind::no_op, 1)) {
+                                 target_datatype, f) &&
+                           origin_addr && f.t->path == pamir::WinPath::mapped && fast_op(w, op, f.type, o) &&
+                           o.op != pamir::coll::OpKind::no_op,
+                       1)) {
     w->w->acc_lock(f.t->ctl);
     pamir::Window::apply(o, origin_addr, mapped_at(f), f.bytes);
     pamir::Window::acc_unlock(f.t->ctl);
     return MPI_SUCCESS;
   }
-  return rma(fn_, {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op}, win, nullptr);
+  return rma(fn_,
+             {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, op},
+             win, nullptr);
 }
 PAMIR_ALIAS(Accumulate);
 
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                        MPI_Win win) {
   PAMIR_ENTER("MPI_Get_accumulate");
-  return rma(fn_, {Rma::get_acc, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op}, win, nullptr);
+  return rma(fn_,
+             {Rma::get_acc, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+              result_datatype, target_rank, target_disp, target_count, target_datatype, op},
+             win, nullptr);
 }
 PAMIR_ALIAS(Get_accumulate);
 
-int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request) {
   PAMIR_ENTER("MPI_Rput");
-  return rma(fn_, {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL, true}, win, request);
+  return rma(fn_,
+             {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL, true},
+             win, request);
 }
 PAMIR_ALIAS(Rput);
 
-int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request) {
   PAMIR_ENTER("MPI_Rget");
-  return rma(fn_, {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL, true}, win, request);
+  return rma(fn_,
+             {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL, true},
+             win, request);
 }
 PAMIR_ALIAS(Rget);
 
-int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) {
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                     MPI_Win win, MPI_Request *request) {
   PAMIR_ENTER("MPI_Raccumulate");
-  return rma(fn_, {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op, true}, win, request);
+  return rma(fn_,
+             {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, op, true},
+             win, request);
 }
 PAMIR_ALIAS(Raccumulate);
 
-int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) {
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win, MPI_Request *request) {
   PAMIR_ENTER("MPI_Rget_accumulate");
-  return rma(fn_, {Rma::get_acc, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, true}, win, request);
+  return rma(fn_,
+             {Rma::get_acc, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+              result_datatype, target_rank, target_disp, target_count, target_datatype, op, true},
+             win, request);
 }
 PAMIR_ALIAS(Rget_accumulate);
 
-int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Put_c");
-  return rma(fn_, {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL}, win, nullptr);
+  return rma(fn_,
+             {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL},
+             win, nullptr);
 }
 PAMIR_ALIAS(Put_c);
 
-int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Get_c");
-  return rma(fn_, {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL}, win, nullptr);
+  return rma(fn_,
+             {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL},
+             win, nullptr);
 }
 PAMIR_ALIAS(Get_c);
 
-int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   PAMIR_ENTER("MPI_Accumulate_c");
-  return rma(fn_, {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op}, win, nullptr);
+  return rma(fn_,
+             {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, op},
+             win, nullptr);
 }
 PAMIR_ALIAS(Accumulate_c);
 
-int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                          void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   PAMIR_ENTER("MPI_Get_accumulate_c");
-  return rma(fn_, {Rma::get_acc, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op}, win, nullptr);
+  return rma(fn_,
+             {Rma::get_acc, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+              result_datatype, target_rank, target_disp, target_count, target_datatype, op},
+             win, nullptr);
 }
 PAMIR_ALIAS(Get_accumulate_c);
 
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype,
+                MPI_Win win, MPI_Request *request) {
   PAMIR_ENTER("MPI_Rput_c");
-  return rma(fn_, {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL, true}, win, request);
+  return rma(fn_,
+             {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL, true},
+             win, request);
 }
 PAMIR_ALIAS(Rput_c);
 
-int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request *request) {
   PAMIR_ENTER("MPI_Rget_c");
-  return rma(fn_, {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL, true}, win, request);
+  return rma(fn_,
+             {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL, true},
+             win, request);
 }
 PAMIR_ALIAS(Rget_c);
 
-int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) {
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) {
   PAMIR_ENTER("MPI_Raccumulate_c");
-  return rma(fn_, {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op, true}, win, request);
+  return rma(fn_,
+             {Rma::acc, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+              target_rank, target_disp, target_count, target_datatype, op, true},
+             win, request);
 }
 PAMIR_ALIAS(Raccumulate_c);
 
-int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) {
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) {
   PAMIR_ENTER("MPI_Rget_accumulate_c");
-  return rma(fn_, {Rma::get_acc, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, true}, win, request);
+  return rma(fn_,
+             {Rma::get_acc, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+              result_datatype, target_rank, target_disp, target_count, target_datatype, op, true},
+             win, request);
 }
 PAMIR_ALIAS(Rget_accumulate_c);
 
@@ -501,6 +590,7 @@ PAMIR_ALIAS(Fetch_and_op);
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
   PAMIR_ENTER("MPI_Compare_and_swap");
-  return compare_and_swap(fn_, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+  return compare_and_swap(fn_, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp,
+                          win);
 }
 PAMIR_ALIAS(Compare_and_swap);

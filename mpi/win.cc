@@ -24,10 +24,12 @@ MPI_Win win_handle(Win *w) {
 }
 
 int bad_win(const char *fn, MPI_Win h) {
-  if (h == MPI_WIN_NULL) return raise(static_cast<Win *>(nullptr), fn, MPI_ERR_WIN, "MPI_WIN_NULL is not a window");
+  if (h == MPI_WIN_NULL)
+    return raise(static_cast<Win *>(nullptr), fn, MPI_ERR_WIN, "MPI_WIN_NULL is not a window");
   if (reinterpret_cast<uintptr_t>(h) >= kPredefinedLimit && is_freed<Win>(h))
     return raise(static_cast<Win *>(nullptr), fn, MPI_ERR_WIN, "the window was freed");
-  return raise(static_cast<Win *>(nullptr), fn, MPI_ERR_WIN, "invalid window handle %p", static_cast<void *>(h));
+  return raise(static_cast<Win *>(nullptr), fn, MPI_ERR_WIN, "invalid window handle %p",
+               static_cast<void *>(h));
 }
 
 namespace {
@@ -73,8 +75,8 @@ int make(const char *fn_, Comm *c, pamir::WinFlavor flavor, MPI_Aint size, MPI_A
   *win = MPI_WIN_NULL;
   PAMIR_CHECK(c, !c->remote, MPI_ERR_COMM, "windows are made over intra-communicators only");
   PAMIR_CHECK(c, size >= 0, MPI_ERR_SIZE, "negative window size %lld", static_cast<long long>(size));
-  PAMIR_CHECK(c, flavor == pamir::WinFlavor::dynamic || (disp_unit > 0 && disp_unit <= INT32_MAX), MPI_ERR_DISP,
-              "disp_unit %lld is not positive", static_cast<long long>(disp_unit));
+  PAMIR_CHECK(c, flavor == pamir::WinFlavor::dynamic || (disp_unit > 0 && disp_unit <= INT32_MAX),
+              MPI_ERR_DISP, "disp_unit %lld is not positive", static_cast<long long>(disp_unit));
   PAMIR_CHECK(c, flavor == pamir::WinFlavor::create || flavor == pamir::WinFlavor::dynamic || baseptr,
               MPI_ERR_ARG, "baseptr is NULL");
   PAMIR_CHECK(c, flavor != pamir::WinFlavor::create || buffer_ok(base, size), MPI_ERR_ARG,
@@ -87,7 +89,8 @@ int make(const char *fn_, Comm *c, pamir::WinFlavor flavor, MPI_Aint size, MPI_A
   if (flavor == pamir::WinFlavor::shared) {
     const auto &local = context().boot().local_peers();
     for (int r = 0; r < c->size; ++r)
-      PAMIR_CHECK(c, std::find(local.begin(), local.end(), c->local_task(r)) != local.end(), MPI_ERR_RMA_SHARED,
+      PAMIR_CHECK(c, std::find(local.begin(), local.end(), c->local_task(r)) != local.end(),
+                  MPI_ERR_RMA_SHARED,
                   "rank %d of the communicator is on another node: shared memory spans one node (split the "
                   "communicator with MPI_COMM_TYPE_SHARED)",
                   r);
@@ -95,13 +98,14 @@ int make(const char *fn_, Comm *c, pamir::WinFlavor flavor, MPI_Aint size, MPI_A
   Comm *dup = nullptr;
   if (int rc = comm_create_from(c, c->local, &dup, fn_)) return rc;
   const coll::Team team = dup->team();
-  pamir::Window::Team steps{
-      [team](const void *mine, void *all, size_t bytes) { return coll::internal_allgather(team, mine, all, bytes); },
-      [team]() { return coll::internal_barrier(team); }};
+  pamir::Window::Team steps{[team](const void *mine, void *all, size_t bytes) {
+                              return coll::internal_allgather(team, mine, all, bytes);
+                            },
+                            [team]() { return coll::internal_barrier(team); }};
   std::string why;
-  auto pw = pamir::Window::create(context(), dup->ctx, dup->local->tasks, uint32_t(dup->rank), flavor,
-                                  uint64_t(size), uint32_t(flavor == pamir::WinFlavor::dynamic ? 1 : disp_unit),
-                                  base, steps, why);
+  auto pw = pamir::Window::create(
+      context(), dup->ctx, dup->local->tasks, uint32_t(dup->rank), flavor, uint64_t(size),
+      uint32_t(flavor == pamir::WinFlavor::dynamic ? 1 : disp_unit), base, steps, why);
   if (!pw) {
     comm_release(dup);
     return raise(c, fn_, MPI_ERR_NO_MEM, "%s", why.c_str());
@@ -144,7 +148,8 @@ int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
 }
 PAMIR_ALIAS(Win_create_c);
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) {
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win) {
   PAMIR_ENTER("MPI_Win_allocate");
   Comm *c = PAMIR_COMM(comm);
   return make(fn_, c, pamir::WinFlavor::allocate, size, disp_unit, info, nullptr, baseptr, win);
@@ -188,13 +193,14 @@ int PMPI_Win_free(MPI_Win *win) {
   Win *w = PAMIR_WIN(*win);
   PAMIR_CHECK(w, !w->access && !w->exposure && !w->lock_all && w->locks == 0, MPI_ERR_RMA_SYNC,
               "the window is in an epoch (%s): end it before freeing the window",
-              w->access ? "MPI_Win_start without MPI_Win_complete"
+              w->access     ? "MPI_Win_start without MPI_Win_complete"
               : w->exposure ? "MPI_Win_post without MPI_Win_wait"
               : w->lock_all ? "MPI_Win_lock_all without MPI_Win_unlock_all"
                             : "MPI_Win_lock without MPI_Win_unlock");
   // Everything this process started is done, and nobody still reaches into the memory, before it goes.
   w->w->flush_all();
-  if (int rc = w->w->barrier()) return raise(w, fn_, MPI_ERR_OTHER, "the window's closing barrier failed (%d)", rc);
+  if (int rc = w->w->barrier())
+    return raise(w, fn_, MPI_ERR_OTHER, "the window's closing barrier failed (%d)", rc);
   if (int rc = attrs_delete_all(w, fn_)) return rc;
   w->w.reset();
   comm_release(w->comm);
@@ -229,8 +235,8 @@ int PMPI_Win_detach(MPI_Win win, const void *base) {
   Win *w = PAMIR_WIN(win);
   PAMIR_CHECK(w, w->flavor == MPI_WIN_FLAVOR_DYNAMIC, MPI_ERR_RMA_FLAVOR,
               "memory is detached from windows of MPI_Win_create_dynamic only");
-  PAMIR_CHECK(w, w->w->detach(uint64_t(uintptr_t(base))), MPI_ERR_RMA_ATTACH,
-              "no memory was attached at %p", base);
+  PAMIR_CHECK(w, w->w->detach(uint64_t(uintptr_t(base))), MPI_ERR_RMA_ATTACH, "no memory was attached at %p",
+              base);
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Win_detach);
@@ -240,8 +246,8 @@ template <typename Unit>
 int shared_query(const char *fn_, MPI_Win win, int rank, MPI_Aint *size, Unit *disp_unit, void *baseptr) {
   Win *w = PAMIR_WIN(win);
   PAMIR_CHECK(w, size && disp_unit && baseptr, MPI_ERR_ARG, "size, disp_unit or baseptr is NULL");
-  PAMIR_CHECK(w, w->flavor == MPI_WIN_FLAVOR_SHARED || w->flavor == MPI_WIN_FLAVOR_ALLOCATE, MPI_ERR_RMA_FLAVOR,
-              "windows of MPI_Win_allocate_shared or MPI_Win_allocate only");
+  PAMIR_CHECK(w, w->flavor == MPI_WIN_FLAVOR_SHARED || w->flavor == MPI_WIN_FLAVOR_ALLOCATE,
+              MPI_ERR_RMA_FLAVOR, "windows of MPI_Win_allocate_shared or MPI_Win_allocate only");
   PAMIR_CHECK(w, rank == MPI_PROC_NULL || (rank >= 0 && rank < w->comm->size), MPI_ERR_RANK,
               "rank %d is not in the window's group of %d", rank, w->comm->size);
   pamir::Window &pw = *w->w;
@@ -344,11 +350,11 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   Win *w = PAMIR_WIN(win);
   Errhandler *e = lookup<Errhandler>(errhandler);
   PAMIR_CHECK(w, e, MPI_ERR_ERRHANDLER, "%s",
-              errhandler == MPI_ERRHANDLER_NULL ? "MPI_ERRHANDLER_NULL is not an error handler"
+              errhandler == MPI_ERRHANDLER_NULL  ? "MPI_ERRHANDLER_NULL is not an error handler"
               : is_freed<Errhandler>(errhandler) ? "the error handler was freed"
                                                  : "invalid error handler");
-  PAMIR_CHECK(w, e->type != Errhandler::Type::comm_fn && e->type != Errhandler::Type::session_fn,
-              MPI_ERR_ARG, "the error handler was made for %s, not windows (MPI_Win_create_errhandler)",
+  PAMIR_CHECK(w, e->type != Errhandler::Type::comm_fn && e->type != Errhandler::Type::session_fn, MPI_ERR_ARG,
+              "the error handler was made for %s, not windows (MPI_Win_create_errhandler)",
               e->type == Errhandler::Type::comm_fn ? "communicators" : "sessions");
   errhandler_replace(w->errhandler, e);
   return MPI_SUCCESS;

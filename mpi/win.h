@@ -35,7 +35,7 @@ struct Win : Object {
   int disp_unit = 1;
   int model = MPI_WIN_UNIFIED;
   bool no_locks = false;
-  bool same_op = false;     // accumulate_ops = same_op: only one operation (and MPI_NO_OP) is used
+  bool same_op = false;  // accumulate_ops = same_op: only one operation (and MPI_NO_OP) is used
   MPI_Op first_op = MPI_OP_NULL;
   // Epochs of this process.
   bool fence = false;              // an epoch opened by MPI_Win_fence (not closed by MPI_MODE_NOSUCCEED)
@@ -60,11 +60,11 @@ void attrs_forget(Win *w);
 }  // namespace pamir::mpi
 
 // Evaluates to the Win*, or returns MPI_ERR_WIN (raised on MPI_COMM_SELF) from the enclosing function.
-#define PAMIR_WIN(h)                                                                 \
-  ({                                                                                 \
-    ::pamir::mpi::Win *w_ = ::pamir::mpi::win_of(h);                                 \
-    if (__builtin_expect(!w_, 0)) return ::pamir::mpi::bad_win(fn_, h);              \
-    w_;                                                                              \
+#define PAMIR_WIN(h)                                                    \
+  ({                                                                    \
+    ::pamir::mpi::Win *w_ = ::pamir::mpi::win_of(h);                    \
+    if (__builtin_expect(!w_, 0)) return ::pamir::mpi::bad_win(fn_, h); \
+    w_;                                                                 \
   })
 
 namespace pamir::mpi {

@@ -13,8 +13,8 @@ namespace pamir::mpi {
 
 namespace {
 
-constexpr int kAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
-                         MPI_MODE_NOSUCCEED;
+constexpr int kAsserts =
+    MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 
 // The window ranks of a group's members; MPI_ERR_GROUP (returned in `rc`) for one outside the window.
 std::vector<uint32_t> window_ranks(Win *w, const Group *g, const char *fn, int &rc) {
@@ -24,7 +24,8 @@ std::vector<uint32_t> window_ranks(Win *w, const Group *g, const char *fn, int &
     size_t r = 0;
     while (r < tasks.size() && tasks[r] != task) ++r;
     if (r == tasks.size()) {
-      rc = raise(w, fn, MPI_ERR_GROUP, "the group has a process (job rank %u) outside the window's group", task);
+      rc = raise(w, fn, MPI_ERR_GROUP, "the group has a process (job rank %u) outside the window's group",
+                 task);
       return {};
     }
     out.push_back(uint32_t(r));
@@ -55,13 +56,14 @@ using namespace pamir::mpi;
 int PMPI_Win_fence(int assert, MPI_Win win) {
   PAMIR_ENTER("MPI_Win_fence");
   Win *w = PAMIR_WIN(win);
-  PAMIR_CHECK(w, (assert & ~kAsserts) == 0, MPI_ERR_ASSERT, "unknown assertion bits 0x%x", assert & ~kAsserts);
+  PAMIR_CHECK(w, (assert & ~kAsserts) == 0, MPI_ERR_ASSERT, "unknown assertion bits 0x%x",
+              assert & ~kAsserts);
   PAMIR_CHECK(w, !w->access && !w->exposure && !w->lock_all && w->locks == 0, MPI_ERR_RMA_SYNC,
               "MPI_Win_fence inside a %s epoch", w->access || w->exposure ? "post/start" : "lock");
-  if (!(assert & MPI_MODE_NOPRECEDE)) w->w->flush_all();
+  if (!(assert &MPI_MODE_NOPRECEDE)) w->w->flush_all();
   if (int rc = w->w->barrier()) return raise(w, fn_, MPI_ERR_OTHER, "the fence's barrier failed (%d)", rc);
   pamir::full_fence();
-  w->fence = !(assert & MPI_MODE_NOSUCCEED);
+  w->fence = !(assert &MPI_MODE_NOSUCCEED);
   return served_error(w, fn_);
 }
 PAMIR_ALIAS(Win_fence);
@@ -69,15 +71,17 @@ PAMIR_ALIAS(Win_fence);
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   PAMIR_ENTER("MPI_Win_post");
   Win *w = PAMIR_WIN(win);
-  PAMIR_CHECK(w, (assert & ~kAsserts) == 0, MPI_ERR_ASSERT, "unknown assertion bits 0x%x", assert & ~kAsserts);
+  PAMIR_CHECK(w, (assert & ~kAsserts) == 0, MPI_ERR_ASSERT, "unknown assertion bits 0x%x",
+              assert & ~kAsserts);
   Group *g = lookup<Group>(group);
   PAMIR_CHECK(w, g, MPI_ERR_GROUP, "invalid group");
-  PAMIR_CHECK(w, !w->exposure, MPI_ERR_RMA_SYNC, "MPI_Win_post while an exposure epoch is open (MPI_Win_wait first)");
+  PAMIR_CHECK(w, !w->exposure, MPI_ERR_RMA_SYNC,
+              "MPI_Win_post while an exposure epoch is open (MPI_Win_wait first)");
   int rc;
   std::vector<uint32_t> origins = window_ranks(w, g, fn_, rc);
   if (rc) return rc;
   w->completes_expected += origins.size();
-  if (!(assert & MPI_MODE_NOCHECK)) w->w->post(origins);
+  if (!(assert &MPI_MODE_NOCHECK)) w->w->post(origins);
   w->exposure = true;
   return MPI_SUCCESS;
 }
@@ -86,10 +90,12 @@ PAMIR_ALIAS(Win_post);
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   PAMIR_ENTER("MPI_Win_start");
   Win *w = PAMIR_WIN(win);
-  PAMIR_CHECK(w, (assert & ~kAsserts) == 0, MPI_ERR_ASSERT, "unknown assertion bits 0x%x", assert & ~kAsserts);
+  PAMIR_CHECK(w, (assert & ~kAsserts) == 0, MPI_ERR_ASSERT, "unknown assertion bits 0x%x",
+              assert & ~kAsserts);
   Group *g = lookup<Group>(group);
   PAMIR_CHECK(w, g, MPI_ERR_GROUP, "invalid group");
-  PAMIR_CHECK(w, !w->access, MPI_ERR_RMA_SYNC, "MPI_Win_start while an access epoch is open (MPI_Win_complete first)");
+  PAMIR_CHECK(w, !w->access, MPI_ERR_RMA_SYNC,
+              "MPI_Win_start while an access epoch is open (MPI_Win_complete first)");
   int rc;
   std::vector<uint32_t> targets = window_ranks(w, g, fn_, rc);
   if (rc) return rc;
@@ -192,8 +198,8 @@ int PMPI_Win_lock_all(int assert, MPI_Win win) {
   PAMIR_CHECK(w, (assert & ~MPI_MODE_NOCHECK) == 0, MPI_ERR_ASSERT,
               "MPI_Win_lock_all takes MPI_MODE_NOCHECK only, not 0x%x", assert);
   PAMIR_CHECK(w, !w->no_locks, MPI_ERR_RMA_SYNC, "the window was made with the info no_locks=true");
-  PAMIR_CHECK(w, !w->lock_all && w->locks == 0, MPI_ERR_RMA_SYNC,
-              "MPI_Win_lock_all while %s", w->lock_all ? "MPI_Win_lock_all's epoch is open" : "ranks are locked");
+  PAMIR_CHECK(w, !w->lock_all && w->locks == 0, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all while %s",
+              w->lock_all ? "MPI_Win_lock_all's epoch is open" : "ranks are locked");
   for (uint32_t r = 0; r < w->w->size(); ++r) {
     pamir::WinTarget &t = w->w->target(r);
     if (assert & MPI_MODE_NOCHECK) {

@@ -40,7 +40,8 @@ void *node_alloc(size_t bytes) {
     return nullptr;
   }
   struct stat st;
-  void *p = ::fstat(fd, &st) == 0 ? ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  void *p =
+      ::fstat(fd, &st) == 0 ? ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
   if (p == MAP_FAILED) {
     ::close(fd);
     return nullptr;

@@ -121,7 +121,8 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
   uint64_t offers_at = 0, pair_bytes = 0;
   if (!has_memory && node.size() > 1 && config::window_offers.flag) {
     const uint64_t budget = (uint64_t(8) << 20) / (node.size() * node.size());
-    const uint64_t room = std::min<uint64_t>(4096, budget > sizeof(WinOffer) ? budget - sizeof(WinOffer) : 0) / 64 * 64;
+    const uint64_t room =
+        std::min<uint64_t>(4096, budget > sizeof(WinOffer) ? budget - sizeof(WinOffer) : 0) / 64 * 64;
     if (room >= 256) {
       w->offer_bytes_ = uint32_t(room);
       w->offer_stride_ = sizeof(WinOffer) + room;
@@ -232,7 +233,8 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
         }
         t.offer = reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (me * node.size() + them) * pair_bytes);
         w->offers_in_.push_back(
-            {reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (them * node.size() + me) * pair_bytes), t.task, 1});
+            {reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (them * node.size() + me) * pair_bytes),
+             t.task, 1});
       }
     } else {
       t.path = WinPath::served;
@@ -494,8 +496,8 @@ int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec
     }
     case WinPath::rdma:
       if (n == 1 && local[0].iov_len <= UINT32_MAX &&
-          offer(r, kOfferPut, nullptr, local[0].iov_base, nullptr, nullptr, uint64_t(uintptr_t(remote[0].iov_base)),
-                uint32_t(local[0].iov_len)))
+          offer(r, kOfferPut, nullptr, local[0].iov_base, nullptr, nullptr,
+                uint64_t(uintptr_t(remote[0].iov_base)), uint32_t(local[0].iov_len)))
         return 0;
       if (t.offered) settle(r);  // in order after it
       return direct(r, true, local, remote, n);
@@ -519,8 +521,8 @@ int Window::get_pieces(uint32_t r, const struct iovec *local, const struct iovec
     }
     case WinPath::rdma:
       if (n == 1 && local[0].iov_len <= UINT32_MAX &&
-          offer(r, kOfferGet, nullptr, nullptr, nullptr, local[0].iov_base, uint64_t(uintptr_t(remote[0].iov_base)),
-                uint32_t(local[0].iov_len)))
+          offer(r, kOfferGet, nullptr, nullptr, nullptr, local[0].iov_base,
+                uint64_t(uintptr_t(remote[0].iov_base)), uint32_t(local[0].iov_len)))
         return 0;
       if (t.offered) settle(r);
       return direct(r, false, local, remote, n);
@@ -548,8 +550,8 @@ int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, 
   WinTarget &t = targets_[r];
   if (t.path == WinPath::served) {
     for (unsigned i = 0; i < n; ++i)
-      serve_accumulate(r, op, origin ? origin[i] : iovec{nullptr, remote[i].iov_len}, result ? &result[i] : nullptr,
-                       remote[i]);
+      serve_accumulate(r, op, origin ? origin[i] : iovec{nullptr, remote[i].iov_len},
+                       result ? &result[i] : nullptr, remote[i]);
     return 0;
   }
   if (t.path == WinPath::rdma) {

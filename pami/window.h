@@ -113,8 +113,8 @@ struct WinTarget {
   uint64_t offer_tail = 1;     // the oldest offer not finished
   void *offer_answer[kOfferSlots] = {};  // where each outstanding offer's answer goes
   bool offered = false;                  // an offer is outstanding (head != tail)
-  uint8_t offer_misses = 0;      // offers in a row the target did not take in time
-  uint16_t offer_skips = 0;      // operations sent through the device since the target last missed
+  uint8_t offer_misses = 0;              // offers in a row the target did not take in time
+  uint16_t offer_skips = 0;              // operations sent through the device since the target last missed
 };
 
 // Served requests the target could not grant yet (a lock), kept until it can.
@@ -219,16 +219,18 @@ class Window {
   // Offers (pami/protocols/window_offer.cc).
   uint8_t *offer_data(WinOffer *o) const { return reinterpret_cast<uint8_t *>(o + 1); }
   WinOffer *offer_slot(WinOffer *first, uint64_t seq) const {
-    return reinterpret_cast<WinOffer *>(reinterpret_cast<uint8_t *>(first) + (seq % offer_slots_) * offer_stride_);
+    return reinterpret_cast<WinOffer *>(reinterpret_cast<uint8_t *>(first) +
+                                        (seq % offer_slots_) * offer_stride_);
   }
   bool settle_one(uint32_t r, bool impatient);  // the oldest outstanding offer; true if taken back
   bool offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare, void *answer,
              uint64_t addr, uint32_t len);
   void settle(uint32_t r);  // the outstanding offer to r is done, by r or by this process
   void take_offers();
-  int64_t do_offer_here(WinOffer *o);  // the target's side, on its own memory
+  int64_t do_offer_here(WinOffer *o);           // the target's side, on its own memory
   int do_offer_there(uint32_t r, WinOffer *o);  // the origin's, through the device
-  int rdma_accumulate(uint32_t r, const WinOp &op, const void *origin, void *result, const struct iovec &remote);
+  int rdma_accumulate(uint32_t r, const WinOp &op, const void *origin, void *result,
+                      const struct iovec &remote);
   int rdma_compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result, uint64_t addr,
                             uint32_t bytes);
   // The served path (pami/protocols/window_am.cc).

@@ -73,8 +73,16 @@ void Window::serve_put(uint32_t r, const struct iovec &local, const struct iovec
 }
 
 void Window::serve_get(uint32_t r, const struct iovec &local, const struct iovec &remote) {
-  WinHeader h{id_, rank_, kWinGet, 0, 0, 1, 1, uint64_t(uintptr_t(remote.iov_base)),
-              uint64_t(uintptr_t(local.iov_base)), local.iov_len};
+  WinHeader h{id_,
+              rank_,
+              kWinGet,
+              0,
+              0,
+              1,
+              1,
+              uint64_t(uintptr_t(remote.iov_base)),
+              uint64_t(uintptr_t(local.iov_base)),
+              local.iov_len};
   send(r, &h, sizeof h, nullptr, 0);
   ++targets_[r].issued;
   ++stats().win_served;
@@ -95,8 +103,16 @@ void Window::serve_accumulate(uint32_t r, const WinOp &op, const struct iovec &o
   size_t off = 0;
   do {
     const size_t n = std::min(room, origin.iov_len - off);
-    WinHeader h{id_,          rank_,      kWinAcc,         uint8_t(op.op), uint8_t(op.elem),
-                uint8_t(off + n == origin.iov_len), op.elem_bytes, addr + off, res ? res + off : 0, n};
+    WinHeader h{id_,
+                rank_,
+                kWinAcc,
+                uint8_t(op.op),
+                uint8_t(op.elem),
+                uint8_t(off + n == origin.iov_len),
+                op.elem_bytes,
+                addr + off,
+                res ? res + off : 0,
+                n};
     send(r, &h, sizeof h, src + off, n);
     off += n;
   } while (off < origin.iov_len);
@@ -117,7 +133,7 @@ void Window::serve_compare_and_swap(uint32_t r, const void *origin, const void *
 
 void Window::signal(uint32_t r, uint8_t what) {
   WinHeader h{id_, rank_, what == kWinSignalPost ? uint8_t(kWinPost) : uint8_t(kWinComplete), 0, 0, 1, 0, 0,
-              0, 0};
+              0,   0};
   send(r, &h, sizeof h, nullptr, 0);
 }
 

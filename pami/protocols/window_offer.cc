@@ -25,8 +25,8 @@ constexpr uint8_t kOfferMissesMax = 2;
 constexpr uint16_t kOfferQuiet = 256;
 }  // namespace
 
-bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare, void *answer,
-                   uint64_t addr, uint32_t len) {
+bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare,
+                   void *answer, uint64_t addr, uint32_t len) {
   WinTarget &t = targets_[r];
   const uint64_t room = kind == kOfferCas ? 3 * uint64_t(len) : kind == kOfferFetch ? 2 * uint64_t(len) : len;
   if (!t.offer || room > offer_bytes_) return false;
