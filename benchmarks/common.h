@@ -19,6 +19,9 @@
  * barrier has no sizes: it accepts -m and ignores it, as OSU's osu_barrier does, and ignores the
  * "large" counts. halo takes -m [MIN:]MAX as the range of the cube edge N (not bytes) and its "large" counts apply
  * above N = 64; dt_commit takes no -m (see the programs).
+ * The one-sided benchmarks (one_sided.c; kinds BENCH_RMA_LAT and BENCH_RMA_BW) also take OSU's
+ * -w/--win-options WIN and -s/--sync-option SYNC; the program checks the values and sets
+ * bench_usage_extra, the lines about them in -h.
  */
 #ifndef PAMIR_BENCH_COMMON_H
 #define PAMIR_BENCH_COMMON_H
@@ -46,7 +49,11 @@ enum bench_kind {
   BENCH_DT_COMMIT, /* dt_commit.c: no sizes; -i/-x count the later transfers */
   /* OSU's other collectives: barrier (no sizes), bcast/allgather/alltoall (MPI_CHAR, 1 B..1 MiB),
    * reduce and the non-blocking iallreduce (MPI_FLOAT, 4 B..1 MiB, like allreduce) */
-  BENCH_BARRIER, BENCH_BCAST, BENCH_REDUCE, BENCH_ALLGATHER, BENCH_ALLTOALL, BENCH_IALLREDUCE
+  BENCH_BARRIER, BENCH_BCAST, BENCH_REDUCE, BENCH_ALLGATHER, BENCH_ALLTOALL, BENCH_IALLREDUCE,
+  /* one_sided.c: OSU's one-sided latency-type programs (osu_put_latency, osu_get_latency,
+   * osu_acc_latency, osu_fop_latency, osu_cas_latency, osu_get_acc_latency: 1 B..4 MiB, latency loop
+   * counts) and bandwidth-type ones (osu_put_bw, osu_get_bw, osu_put_bibw: window of 64) */
+  BENCH_RMA_LAT, BENCH_RMA_BW
 };
 
 /* OSU 7.x -D/--ddt (latency only): none, "cont" (MPI_Type_contiguous of the size) or
@@ -64,8 +71,13 @@ static inline int bench_kind_latency(enum bench_kind k) {
   return k == BENCH_LATENCY || k == BENCH_MULTI_LAT;
 }
 static inline int bench_kind_window(enum bench_kind k) {
-  return k == BENCH_BW || k == BENCH_BIBW || k == BENCH_MBW_MR;
+  return k == BENCH_BW || k == BENCH_BIBW || k == BENCH_MBW_MR || k == BENCH_RMA_BW;
 }
+static inline int bench_kind_rma(enum bench_kind k) {
+  return k == BENCH_RMA_LAT || k == BENCH_RMA_BW;
+}
+/* Printed at the end of -h's option list when set (one_sided.c: its -w and -s). */
+static const char *bench_usage_extra = NULL;
 #define BENCH_COLL_MAX_SIZE ((size_t)1 << 20) /* 1 MiB, OSU's MAX_MSG_SIZE_COLL */
 #define BENCH_COLL_MEM_LIMIT ((size_t)512 << 20) /* OSU's MAX_MEM_LIMIT: size * ranks at most */
 static inline int bench_kind_coll(enum bench_kind k) {
@@ -91,10 +103,13 @@ struct bench_options {
   enum bench_ddt ddt; /* -D (latency) */
   long ddt_stride;    /* bytes, vect only */
   long ddt_block;     /* bytes, vect only */
+  const char *rma_win;  /* -w (one-sided kinds), unchecked; NULL: the program's default */
+  const char *rma_sync; /* -s (one-sided kinds), unchecked; NULL: the program's default */
 };
 
 static inline void bench_usage(const char *name, enum bench_kind kind) {
-  const int lat = bench_kind_latency(kind), coll = bench_kind_coll(kind);
+  const int lat = bench_kind_latency(kind) || kind == BENCH_RMA_LAT, coll = bench_kind_coll(kind);
+  const int rma = bench_kind_rma(kind);
   const int halo = kind == BENCH_HALO, dtc = kind == BENCH_DT_COMMIT, bar = kind == BENCH_BARRIER;
   printf("Usage: %s [options]\n", name);
   printf("Options:\n");
@@ -104,7 +119,7 @@ static inline void bench_usage(const char *name, enum bench_kind kind) {
     printf("  -m, --message-size [MIN:]MAX  accepted and ignored (no sizes), as OSU's osu_barrier\n");
   else if (!dtc && !bar)
     printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s)%s\n",
-           lat ? "0:4194304" : bench_kind_float(kind) ? "4:1048576" : coll ? "1:1048576" : "1:4194304",
+           lat && !rma ? "0:4194304" : bench_kind_float(kind) ? "4:1048576" : coll ? "1:1048576" : "1:4194304",
            kind == BENCH_ALLGATHER || kind == BENCH_ALLTOALL ? ";\n                                the size each rank sends to each rank" : "");
   if (dtc) {
     printf("  -i, --iterations ITER         timed later transfers (default 1000)\n");
@@ -140,6 +155,10 @@ static inline void bench_usage(const char *name, enum bench_kind kind) {
   if (bar)
     printf("  -c, --validation              check that no rank leaves a barrier before every rank has\n"
            "                                entered it (one rank enters late); adds a Validation column\n");
+  else if (rma)
+    printf("  -c, --validation              check every byte each operation puts, gets, accumulates or\n"
+           "                                fetches, and the whole target window after each size; adds\n"
+           "                                a Validation column\n");
   else
     printf("  -c, --validation              check every received %s; adds a Validation column\n",
            bench_kind_float(kind) ? "element of the result"
@@ -153,6 +172,7 @@ static inline void bench_usage(const char *name, enum bench_kind kind) {
     printf("      --warmup-large N          warm-up iterations above %s only (after -x)\n",
            halo ? "N = 64" : "8 KiB");
   }
+  if (bench_usage_extra) printf("%s", bench_usage_extra);
   printf("  -v, --version                 print the version and exit\n");
   printf("  -h, --help                    print this help and exit\n");
   fflush(stdout);
@@ -184,7 +204,7 @@ static inline const char *bench_long_to_short(const char *arg) {
       {"--message-size", "-m"}, {"--iterations", "-i"}, {"--warmup", "-x"},
       {"--window-size", "-W"},  {"--validation", "-c"}, {"--version", "-v"},
       {"--help", "-h"},         {"--full", "-f"},           {"--ddt", "-D"},
-      {"--num_test_calls", "-t"},
+      {"--num_test_calls", "-t"}, {"--win-options", "-w"},     {"--sync-option", "-s"},
   };
   size_t i;
   for (i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -200,7 +220,7 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
                                       const char *title, struct bench_options *o) {
   int i;
   const char *name = argv[0] ? argv[0] : "benchmark";
-  o->min_size = bench_kind_latency(kind) ? 0 : bench_kind_float(kind) ? 4 : 1;
+  o->min_size = bench_kind_latency(kind) ? 0 : bench_kind_float(kind) ? 4 : 1; /* one-sided: 1 */
   o->max_size = bench_kind_coll(kind) ? BENCH_COLL_MAX_SIZE : BENCH_MAX_SIZE;
   if (kind == BENCH_HALO) {
     o->min_size = BENCH_HALO_MIN_N;
@@ -209,7 +229,7 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
   if (kind == BENCH_DT_COMMIT) {
     o->iterations = o->iterations_large = 1000;
     o->skip = o->skip_large = 10;
-  } else if (bench_kind_latency(kind)) {
+  } else if (bench_kind_latency(kind) || kind == BENCH_RMA_LAT) {
     o->iterations = 10000;
     o->skip = 100;
     o->iterations_large = 1000;
@@ -231,6 +251,7 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
   o->num_tests = 0;
   o->ddt = BENCH_DDT_NONE;
   o->ddt_stride = o->ddt_block = 0;
+  o->rma_win = o->rma_sync = NULL;
 
   for (i = 1; i < argc; i++) {
     const char *a = bench_long_to_short(argv[i]);
@@ -261,7 +282,8 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
       return -1;
     }
     opt = a[1];
-    if (opt == 'm' || opt == 'i' || opt == 'x' || opt == 'W' || opt == 'D' || opt == 't') {
+    if (opt == 'm' || opt == 'i' || opt == 'x' || opt == 'W' || opt == 'D' || opt == 't' ||
+        (bench_kind_rma(kind) && (opt == 'w' || opt == 's'))) {
       if (i + 1 >= argc) {
         if (rank == 0) fprintf(stderr, "%s: option -%c needs a value\n", name, opt);
         return -1;
@@ -361,6 +383,17 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
         o->num_tests = (int)t;
         break;
       }
+      case 'w':
+      case 's':
+        if (!bench_kind_rma(kind)) {
+          if (rank == 0) fprintf(stderr, "%s: unknown option '%s'\n", name, argv[i]);
+          return -1;
+        }
+        if (opt == 'w')
+          o->rma_win = val;
+        else
+          o->rma_sync = val;
+        break;
       case 'c':
         o->validate = 1;
         break;
