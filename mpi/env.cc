@@ -4,19 +4,19 @@
 #include <cstdlib>
 
 #include "mpi/check.h"
+#include "pami/clock.h"
 #include "pami/node_memory.h"
 #include "pamir_alias.h"
 
 using namespace pamir::mpi;
 
 double PMPI_Wtime(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+  return pamir::wtime();
 }
 PAMIR_ALIAS(Wtime);
 
 double PMPI_Wtick(void) {
+  if (pamir::g_wall.sec_per_tick > 0) return pamir::g_wall.sec_per_tick;
   struct timespec ts;
   clock_getres(CLOCK_MONOTONIC, &ts);
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);

@@ -14,6 +14,7 @@
 #include "mpi/check.h"
 #include "mpi/op.h"
 #include "mpi/request.h"
+#include "pami/clock.h"
 #include "pami/config.h"
 #include "pami/context.h"
 #include "pami/progress_thread.h"
@@ -54,6 +55,7 @@ void library_start(const char *fn, int required) {
     init_failed(fn,
                 "the library was started and stopped already (its last session was finalized); Pamir "
                 "cannot start it again in this process");
+  pamir::clock_start();
   std::string why;
   std::vector<std::string> warnings;
   if (!config::load(why, warnings)) init_failed(fn, why);
@@ -71,6 +73,7 @@ void library_start(const char *fn, int required) {
   if (context().task() == 0)
     for (const std::string &w : warnings) std::fprintf(stderr, "Pamir: warning: %s\n", w.c_str());
   comms_init();
+  pamir::clock_finish();
   s.thread_level = level;
   s.main_thread = pthread_self();
   s.up = true;

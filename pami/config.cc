@@ -169,6 +169,10 @@ Setting mailbox{
     "source's next message, of at most 32 bytes, goes into the pair's mailbox instead of the ring: "
     "no packet, no matching (seed 004; shm only; 0: never)",
     nullptr};
+Setting wtime{"PAMIR_WTIME", "auto", Type::Choice,
+              "MPI_Wtime's clock: auto (the time-stamp counter where it is invariant and the kernel's "
+              "clocksource, calibrated against CLOCK_MONOTONIC at MPI_Init; else clock_gettime), tsc, clock",
+              "auto,tsc,clock"};
 Setting window_offers{
     "PAMIR_WINDOW_OFFERS", "1", Type::Bool,
     "a one-sided operation of up to 4 KiB on a node rank's MPI_Win_create memory is offered to the "
@@ -216,6 +220,7 @@ std::vector<Setting *> &all() {
                                      &direct_put,
                                      &mailbox,
                                      &window_offers,
+                                     &wtime,
                                      &fault};
   return list;
 }

@@ -86,5 +86,6 @@ extern Setting pattern_fifo;          // PAMIR_PATTERN_FIFO
 extern Setting direct_put;            // PAMIR_DIRECT_PUT
 extern Setting mailbox;               // PAMIR_MAILBOX
 extern Setting window_offers;         // PAMIR_WINDOW_OFFERS
+extern Setting wtime;                 // PAMIR_WTIME
 
 }  // namespace pamir::config
