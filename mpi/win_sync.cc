@@ -261,7 +261,7 @@ int PMPI_Win_flush(int rank, MPI_Win win) {
   // A target reached directly has nothing in flight: the fence is the whole flush.
   if (Win *w = win_of(win); __builtin_expect(w && uint32_t(rank) < w->w->size(), 1)) {
     const pamir::WinTarget &t = w->w->target(uint32_t(rank));
-    if (__builtin_expect(passive(w, t) && t.path != pamir::WinPath::served && !t.offered, 1)) {
+    if (__builtin_expect(passive(w, t) && w->w->flush_is_fence(t), 1)) {
       pamir::full_fence();
       return MPI_SUCCESS;
     }

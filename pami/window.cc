@@ -241,6 +241,18 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
     }
   }
   if (!w->offers_in_.empty()) w->set_polled(kPollOffers, true);
+  // Whether some rank reaches another by served packets or offers: then every flush of every rank makes
+  // progress, so that a rank spinning on its own memory (a lock word it polls with compare-and-swap and
+  // flush) still serves the others.
+  int32_t mine_needs = 0, any = 0;
+  for (const WinTarget &t : w->targets_) mine_needs |= t.path == WinPath::served || t.offer != nullptr;
+  std::vector<int32_t> needs(n);
+  if (team.allgather(&mine_needs, needs.data(), sizeof mine_needs) != 0) {
+    why = "the window's creation exchange failed";
+    return nullptr;
+  }
+  for (int32_t v : needs) any |= v;
+  w->progress_in_calls_ = any != 0;
   window_register(w.get());
   return w;
 }
@@ -384,6 +396,7 @@ void Window::wait_done(uint32_t r) {
 }
 
 void Window::flush(uint32_t r) {
+  if (progress_in_calls_) ctx_.advance();
   if (targets_[r].path == WinPath::served) wait_done(r);
   if (targets_[r].offered) settle(r);
   // Direct stores are done at return; the fence makes them visible before what this process does next
@@ -392,6 +405,7 @@ void Window::flush(uint32_t r) {
 }
 
 void Window::flush_all() {
+  if (progress_in_calls_) ctx_.advance();
   for (uint32_t r = 0; r < targets_.size(); ++r)
     if (targets_[r].path == WinPath::served && targets_[r].issued)
       wait_done(r);

@@ -189,6 +189,11 @@ class Window {
   void wait_completes(uint64_t expected);
   uint64_t completes_seen() const { return ctl(rank_)->completes.load(std::memory_order_acquire); }
   int barrier() { return team_.barrier(); }
+  // A flush of a target reached directly is a fence alone, unless peers' served operations or offers need
+  // this process's progress.
+  bool flush_is_fence(const WinTarget &t) const {
+    return t.path != WinPath::served && !t.offered && !progress_in_calls_;
+  }
 
   // The progress hook's call: served lock requests that wait are granted once they can be, and offers
   // made to this rank are taken.
@@ -271,6 +276,7 @@ class Window {
   std::vector<uint8_t> old_;      // a served fetch's old values, taken under the lock
   int64_t served_error_ = 0;      // a served operation's failure, until its last packet
   uint8_t polled_ = 0;            // reasons it is in the progress hook's list (kPoll*)
+  bool progress_in_calls_ = false;  // some rank's operations need another's progress: flushes advance
   uint32_t offer_bytes_ = 0;      // data room of an offer slot (0: no offers)
   uint32_t offer_slots_ = 0;      // slots per ordered pair
   uint64_t offer_stride_ = 0;     // bytes from one slot to the next

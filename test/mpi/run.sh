@@ -922,6 +922,54 @@ if has sizes; then
 fi
 # --- end send table ---
 
+# --- one-sided communication (helper) ---
+# rma_ops: every operation under every synchronisation on every window flavour, every predefined op with
+# its types, 0 elements to 1 MiB, each range and the gaps around it checked byte by byte. rma_datatypes:
+# derived types on either side with equal signatures. rma_atomic: accumulates, fetch_and_op and
+# compare_and_swap (a spin lock) contended by every rank end exact. rma_shared: MPI_Win_allocate_shared's
+# layout, queries and plain loads and stores (one node, whatever the device). rma_attrs: attributes,
+# keyvals, names, group, info, error handlers. rma_errors: error classes under MPI_ERRORS_RETURN, the
+# window usable after them; .fatal: MPI_ERRORS_ARE_FATAL names MPI_Put, MPI_ERR_RMA_SYNC (exit 50) and the
+# reason. rma_passive: passive target against a rank computing without MPI calls (a quality goal beyond
+# the standard; the served path of ofi and torus needs the target's calls, docs/architecture.md).
+# rma_leak: 1,000 windows created and freed leave no descriptor, thread, mapping or /dev/shm file (not in
+# the sanitizer pass: its allocator's quarantine keeps freed memory resident).
+if has rma_ops; then
+  for np in $nps; do ok_case "rma_ops.np$np" 0 "$np" -- rma_ops; done
+fi
+if has rma_datatypes; then
+  for np in $nps; do ok_case "rma_datatypes.np$np" 0 "$np" -- rma_datatypes; done
+fi
+if has rma_atomic; then
+  for np in 2 4; do ok_case "rma_atomic.np$np" 0 "$np" -- rma_atomic; done
+fi
+if has rma_shared; then
+  for np in $nps; do ok_case "rma_shared.np$np" 0 "$np" -- rma_shared; done
+fi
+if has rma_attrs; then
+  for np in $nps; do ok_case "rma_attrs.np$np" 0 "$np" -- rma_attrs; done
+fi
+if has rma_errors; then
+  for np in 1 2 4; do ok_case "rma_errors.np$np" 0 "$np" -- rma_errors; done
+  if run rma_errors.fatal 50 2 -- rma_errors fatal; then
+    if grep -q "MPI_Put: MPI_ERR_RMA_SYNC: ." "$work/rma_errors.fatal.err" &&
+      ! grep -q "returned under MPI_ERRORS_ARE_FATAL" "$work/rma_errors.fatal.err"; then
+      pass rma_errors.fatal
+    else
+      fail rma_errors.fatal "message: $(head -3 "$work/rma_errors.fatal.err" | tr '\n' '|')"
+    fi
+  fi
+fi
+if has rma_passive && shm_only rma_passive; then
+  for np in 2 3; do
+    for flavour in allocate create; do ok_case "rma_passive.$flavour.np$np" 0 "$np" -- rma_passive "$flavour"; done
+  done
+fi
+if has rma_leak && [ "$quick" != 1 ]; then
+  for np in 2 3; do ok_case "rma_leak.np$np" 0 "$np" -- rma_leak; done
+fi
+# --- end one-sided communication (helper) ---
+
 # Every job of the suite has ended: none may have left a file in /dev/shm (the shm device's segment,
 # or the shm provider's endpoints, which the ofi device names under the job's prefix).
 left=$(ls /dev/shm/pamir-"$(id -u)"-* 2>/dev/null | head -3 | tr '\n' ' ')
