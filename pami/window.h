@@ -76,21 +76,33 @@ constexpr uint64_t kLockExclusive = uint64_t(1) << 63;
 // device. Either way exactly one of them does it (the state's compare-and-swap decides), so passive
 // target still needs nothing of the target. One per ordered pair of node ranks, its data following.
 struct alignas(64) WinOffer {
-  std::atomic<uint32_t> state;  // WinOfferState
-  uint8_t kind;                 // WinOfferKind
-  uint8_t op;                   // coll::OpKind
-  uint8_t elem;                 // coll::ElemType
+  // The offer's seq (which of the pair's offers it is: the target takes them in order) and its
+  // WinOfferState, in one word, so that each side reads and swaps both at once: a seq read apart from
+  // its state could belong to the next offer the origin is writing into the slot.
+  std::atomic<uint64_t> word;
+  uint8_t kind;  // WinOfferKind
+  uint8_t op;    // coll::OpKind
+  uint8_t elem;  // coll::ElemType
   uint8_t unused;
   uint32_t elem_bytes;
   uint32_t len;
+  uint32_t unused2;
   uint64_t addr;  // in the target's address space
   int64_t status;
-  uint64_t seq;  // which of the pair's offers this is (the origin's count), so the target takes them in order
   uint8_t pad[24];
 };
 static_assert(sizeof(WinOffer) == 64);
 constexpr uint32_t kOfferSlots = 16;  // per ordered pair at most: offers in flight before the origin waits
-enum WinOfferState : uint32_t { kOfferEmpty, kOfferMade, kOfferTaken, kOfferTakenBack, kOfferDone };
+enum WinOfferState : uint64_t { kOfferEmpty, kOfferMade, kOfferTaken, kOfferTakenBack, kOfferDone };
+constexpr uint64_t offer_word(uint64_t seq, WinOfferState s) {
+  return seq << 3 | s;
+}
+constexpr uint64_t offer_seq(uint64_t word) {
+  return word >> 3;
+}
+constexpr WinOfferState offer_state(uint64_t word) {
+  return WinOfferState(word & 7);
+}
 enum WinOfferKind : uint8_t { kOfferPut, kOfferGet, kOfferAcc, kOfferFetch, kOfferCas };
 
 // What a target has, as every rank learns it at creation.
@@ -272,14 +284,14 @@ class Window {
   std::vector<WinWaitingLock> waiting_locks_;  // served lock requests not granted yet
   std::vector<uint8_t> granted_;               // per window rank: a served lock grant arrived
   std::vector<std::pair<uint64_t, uint64_t>> regions_;
-  std::vector<uint8_t> scratch_;  // an accumulate through the device reads the target's values here
-  std::vector<uint8_t> old_;      // a served fetch's old values, taken under the lock
-  int64_t served_error_ = 0;      // a served operation's failure, until its last packet
-  uint8_t polled_ = 0;            // reasons it is in the progress hook's list (kPoll*)
+  std::vector<uint8_t> scratch_;    // an accumulate through the device reads the target's values here
+  std::vector<uint8_t> old_;        // a served fetch's old values, taken under the lock
+  int64_t served_error_ = 0;        // a served operation's failure, until its last packet
+  uint8_t polled_ = 0;              // reasons it is in the progress hook's list (kPoll*)
   bool progress_in_calls_ = false;  // some rank's operations need another's progress: flushes advance
-  uint32_t offer_bytes_ = 0;      // data room of an offer slot (0: no offers)
-  uint32_t offer_slots_ = 0;      // slots per ordered pair
-  uint64_t offer_stride_ = 0;     // bytes from one slot to the next
+  uint32_t offer_bytes_ = 0;        // data room of an offer slot (0: no offers)
+  uint32_t offer_slots_ = 0;        // slots per ordered pair
+  uint64_t offer_stride_ = 0;       // bytes from one slot to the next
   struct OfferIn {
     WinOffer *first;  // the node rank's slots toward this rank
     uint32_t task;

@@ -1,7 +1,7 @@
 // Offers: a one-sided operation on a node rank's MPI_Win_create memory (reached otherwise by one
 // cross-memory call per operation, microseconds each) posted in the pair's slot of the window segment for
 // the target's progress to do with plain loads and stores; if the target has not taken it when the origin
-// needs it done, the origin takes it back and does it through the device. The slot's state decides by
+// needs it done, the origin takes it back and does it through the device. The slot's word decides by
 // compare-and-swap which of the two does it, so an operation is done once, and passive target still needs
 // nothing of the target. Each ordered pair has a ring of slots, up to kOfferSlots offers in flight, which
 // both sides finish in order (each carries its seq), so one origin's operations to one target stay in
@@ -50,8 +50,7 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   o->len = len;
   o->addr = addr;
   o->status = 0;
-  o->seq = seq;
-  o->state.store(kOfferMade, std::memory_order_release);
+  o->word.store(offer_word(seq, kOfferMade), std::memory_order_release);
   t.ctl->offers.fetch_add(1, std::memory_order_release);
   ctx_.coll_notify(t.task);
   t.offer_answer[seq % kOfferSlots] = answer;
@@ -68,19 +67,21 @@ bool Window::settle_one(uint32_t r, bool impatient) {
   WinTarget &t = targets_[r];
   const uint64_t seq = t.offer_tail;
   WinOffer *o = offer_slot(t.offer, seq);
-  uint32_t s = o->state.load(std::memory_order_acquire);
-  for (unsigned i = 0; !impatient && s == kOfferMade && i < kOfferPatience; ++i) {
+  const uint64_t made = offer_word(seq, kOfferMade), done = offer_word(seq, kOfferDone);
+  uint64_t s = o->word.load(std::memory_order_acquire);
+  for (unsigned i = 0; !impatient && s == made && i < kOfferPatience; ++i) {
     ctx_.advance();
-    s = o->state.load(std::memory_order_acquire);
+    s = o->word.load(std::memory_order_acquire);
   }
   bool taken_back = false;
-  if (s == kOfferMade && o->state.compare_exchange_strong(s, kOfferTakenBack, std::memory_order_acquire)) {
+  if (s == made &&
+      o->word.compare_exchange_strong(s, offer_word(seq, kOfferTakenBack), std::memory_order_acquire)) {
     t.ctl->offers.fetch_sub(1, std::memory_order_relaxed);
     ++stats().win_offers_taken_back;
     o->status = do_offer_there(r, o);
     taken_back = true;
-  } else if (s != kOfferDone) {  // the target is doing it now
-    ctx_.wait_until([o] { return o->state.load(std::memory_order_acquire) == kOfferDone; }, 20);
+  } else if (s != done) {  // the target is doing it now
+    ctx_.wait_until([o, done] { return o->word.load(std::memory_order_acquire) == done; }, 20);
   }
   const uint8_t *d = offer_data(o);
   const uint32_t len = o->len;
@@ -94,7 +95,7 @@ bool Window::settle_one(uint32_t r, bool impatient) {
     ctls_[rank_]->error.compare_exchange_strong(none, o->status, std::memory_order_relaxed);
   }
   // Empty, its seq kept: a target that has not looked yet sees it finished and goes past it.
-  o->state.store(kOfferEmpty, std::memory_order_release);
+  o->word.store(offer_word(seq, kOfferEmpty), std::memory_order_release);
   t.offer_tail = seq + 1;
   t.offered = t.offer_tail != t.offer_head;
   return taken_back;
@@ -120,19 +121,20 @@ void Window::take_offers() {
     const uint64_t first = in.next;
     for (;;) {
       WinOffer *o = offer_slot(in.first, in.next);
-      uint32_t s = o->state.load(std::memory_order_acquire);
-      const uint64_t seq = o->seq;
+      uint64_t w = o->word.load(std::memory_order_acquire);
+      const uint64_t seq = offer_seq(w);
+      const WinOfferState s = offer_state(w);
       if (seq > in.next || (seq == in.next && (s == kOfferEmpty || s == kOfferDone))) {
         ++in.next;  // finished by its origin (the slot may already hold a later one)
         continue;
       }
       if (seq != in.next || s != kOfferMade ||
-          !o->state.compare_exchange_strong(s, kOfferTaken, std::memory_order_acquire))
+          !o->word.compare_exchange_strong(w, offer_word(seq, kOfferTaken), std::memory_order_acquire))
         break;
       me->offers.fetch_sub(1, std::memory_order_relaxed);
       ++stats().win_offers_taken;
       o->status = do_offer_here(o);
-      o->state.store(kOfferDone, std::memory_order_release);
+      o->word.store(offer_word(seq, kOfferDone), std::memory_order_release);
       ++in.next;
       took = true;
     }
