@@ -127,6 +127,7 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
       w->offer_bytes_ = uint32_t(room);
       w->offer_stride_ = sizeof(WinOffer) + room;
       w->offer_slots_ = uint32_t(std::min<uint64_t>(kOfferSlots, budget / w->offer_stride_));
+      w->offer_scan_ = node.size() <= kOfferScanRanks;
       pair_bytes = w->offer_stride_ * w->offer_slots_;
       offers_at = round_up(at, kPage);
       at = offers_at + pair_bytes * node.size() * node.size();

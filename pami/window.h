@@ -61,7 +61,8 @@ struct alignas(64) WinCtl {
   std::atomic<uint64_t> completes;
   // The first error a target reported on this rank's served operations (-errno), 0 if none.
   std::atomic<int64_t> error;
-  // Offers (pami/protocols/window_offer.cc) made to this rank and not yet taken.
+  // Offers (pami/protocols/window_offer.cc) made to this rank and not yet taken, counted only where the
+  // node has more than Window::kOfferScanRanks ranks.
   std::atomic<uint64_t> offers;
   uint8_t pad2[40];
   // Then, per window rank r: posted[r], the posts (MPI_Win_post) r sent this rank, and done[r], what r
@@ -291,7 +292,11 @@ class Window {
   bool progress_in_calls_ = false;  // some rank's operations need another's progress: flushes advance
   uint32_t offer_bytes_ = 0;        // data room of an offer slot (0: no offers)
   uint32_t offer_slots_ = 0;        // slots per ordered pair
-  uint64_t offer_stride_ = 0;       // bytes from one slot to the next
+  // Few node ranks: the target looks at each one's next slot at every poll, and the offers count (an
+  // atomic read-modify-write on the target's line by both sides, per offer) is not kept.
+  static constexpr size_t kOfferScanRanks = 8;
+  bool offer_scan_ = false;
+  uint64_t offer_stride_ = 0;  // bytes from one slot to the next
   struct OfferIn {
     WinOffer *first;  // the node rank's slots toward this rank
     uint32_t task;

@@ -51,7 +51,7 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   o->addr = addr;
   o->status = 0;
   o->word.store(offer_word(seq, kOfferMade), std::memory_order_release);
-  t.ctl->offers.fetch_add(1, std::memory_order_release);
+  if (!offer_scan_) t.ctl->offers.fetch_add(1, std::memory_order_release);
   ctx_.coll_notify(t.task);
   t.offer_answer[seq % kOfferSlots] = answer;
   t.offer_head = seq + 1;
@@ -76,7 +76,7 @@ bool Window::settle_one(uint32_t r, bool impatient) {
   bool taken_back = false;
   if (s == made &&
       o->word.compare_exchange_strong(s, offer_word(seq, kOfferTakenBack), std::memory_order_acquire)) {
-    t.ctl->offers.fetch_sub(1, std::memory_order_relaxed);
+    if (!offer_scan_) t.ctl->offers.fetch_sub(1, std::memory_order_relaxed);
     ++stats().win_offers_taken_back;
     o->status = do_offer_there(r, o);
     taken_back = true;
@@ -115,7 +115,7 @@ void Window::settle(uint32_t r) {
 // memory. It stops at an offer its origin took back and is still doing: a later one must not overtake it.
 void Window::take_offers() {
   WinCtl *me = ctls_[rank_];
-  if (!me->offers.load(std::memory_order_acquire)) return;
+  if (!offer_scan_ && !me->offers.load(std::memory_order_acquire)) return;
   bool took = false;
   for (OfferIn &in : offers_in_) {
     const uint64_t first = in.next;
@@ -131,7 +131,7 @@ void Window::take_offers() {
       if (seq != in.next || s != kOfferMade ||
           !o->word.compare_exchange_strong(w, offer_word(seq, kOfferTaken), std::memory_order_acquire))
         break;
-      me->offers.fetch_sub(1, std::memory_order_relaxed);
+      if (!offer_scan_) me->offers.fetch_sub(1, std::memory_order_relaxed);
       ++stats().win_offers_taken;
       o->status = do_offer_here(o);
       o->word.store(offer_word(seq, kOfferDone), std::memory_order_release);
