@@ -922,7 +922,7 @@ if has sizes; then
 fi
 # --- end send table ---
 
-# --- one-sided communication (helper) ---
+# --- one-sided communication ---
 # rma_ops: every operation under every synchronisation on every window flavour, every predefined op with
 # its types, 0 elements to 1 MiB, each range and the gaps around it checked byte by byte. rma_datatypes:
 # derived types on either side with equal signatures. rma_atomic: accumulates, fetch_and_op and
@@ -968,7 +968,37 @@ fi
 if has rma_leak && [ "$quick" != 1 ]; then
   for np in 2 3; do ok_case "rma_leak.np$np" 0 "$np" -- rma_leak; done
 fi
-# --- end one-sided communication (helper) ---
+# The paths to a node rank's MPI_Win_create memory: offers its progress takes (rma_atomic's target is in
+# MPI calls), offers taken back (rma_passive's target computes), cross-memory attach alone
+# (PAMIR_WINDOW_OFFERS=0), and served packets where cross-memory attach is refused (by every rank, or by
+# rank 1 only, so that the paths differ by direction).
+if has rma_atomic && shm_only rma_atomic.offers; then
+  if run rma_atomic.offers 0 2 PAMIR_STATS=1 -- rma_atomic; then
+    if grep -Eq "win.offers_taken [1-9]" "$work/rma_atomic.offers.err"; then
+      pass rma_atomic.offers
+    else
+      fail rma_atomic.offers "no offer taken by a target: $(grep 'win\.' "$work/rma_atomic.offers.err" | head -4 | tr '\n' '|')"
+    fi
+  fi
+  if run rma_atomic.no_offers 0 2 PAMIR_STATS=1 PAMIR_WINDOW_OFFERS=0 -- rma_atomic; then
+    if grep -Eq "win.offers [1-9]" "$work/rma_atomic.no_offers.err"; then
+      fail rma_atomic.no_offers "offers made with PAMIR_WINDOW_OFFERS=0"
+    else
+      pass rma_atomic.no_offers
+    fi
+  fi
+  if run rma_passive.create.taken_back 0 2 PAMIR_STATS=1 -- rma_passive create; then
+    if grep -Eq "win.offers_taken_back [1-9]" "$work/rma_passive.create.taken_back.err"; then
+      pass rma_passive.create.taken_back
+    else
+      fail rma_passive.create.taken_back "no offer taken back from a computing target: $(grep 'win\.' "$work/rma_passive.create.taken_back.err" | head -4 | tr '\n' '|')"
+    fi
+  fi
+  ok_case rma_ops.refuse_cma 0 3 TEST_REFUSE_CMA=1 -- rma_ops
+  ok_case rma_ops.refuse_cma_rank1 0 3 TEST_REFUSE_CMA_RANK=1 -- rma_ops
+  ok_case rma_atomic.refuse_cma_rank1 0 3 TEST_REFUSE_CMA_RANK=1 -- rma_atomic
+fi
+# --- end one-sided communication ---
 
 # Every job of the suite has ended: none may have left a file in /dev/shm (the shm device's segment,
 # or the shm provider's endpoints, which the ofi device names under the job's prefix).
