@@ -288,94 +288,79 @@ int raise_code(Comm *comm, int code) {
   return code;
 }
 
+namespace {
+// The handler of an object that is not a communicator (a window's, a session's): `own` is the type of
+// the user handlers it takes, which `call` invokes with the object's handle.
+template <typename Call>
+int call_handler(const char *label, Errhandler *eh, Errhandler::Type own, int code, Call &&call) {
+  if (!eh) eh = &eh_fatal;
+  if (eh->type == Errhandler::Type::ret) return code;
+  if (eh->type == Errhandler::Type::abort) die(label, code, true);
+  if (eh->type != own) die(label, code, false);
+  if (handler_depth >= kMaxHandlerDepth) [[unlikely]]
+    die((std::string(label) + " (it recursed 64 handlers deep)").c_str(), code, false);
+  int c = code;
+  Unlocked unlocked;
+  ++handler_depth;
+  call(&c);
+  --handler_depth;
+  return code;
+}
+}  // namespace
+
 int raise_win_code(Win *w, int code) {
   if (!w) return raise_code(comm_self(), code);
-  Errhandler *eh = w->errhandler ? w->errhandler : &eh_fatal;
-  switch (eh->type) {
-    case Errhandler::Type::ret:
-      return code;
-    case Errhandler::Type::abort:
-      die("the window", code, true);
-    case Errhandler::Type::win_fn: {
-      if (handler_depth >= kMaxHandlerDepth) [[unlikely]]
-        die("the window (it recursed 64 handlers deep)", code, false);
-      MPI_Win h = win_handle(w);
-      int c = code;
-      MPI_Win_errhandler_function *fn = eh->win_fn;
-      Unlocked unlocked;
-      ++handler_depth;
-      fn(&h, &c);
-      --handler_depth;
-      return code;
-    }
-    default:
-      die("the window", code, false);
-  }
+  MPI_Win h = win_handle(w);
+  MPI_Win_errhandler_function *fn = w->errhandler ? w->errhandler->win_fn : nullptr;
+  return call_handler("the window", w->errhandler, Errhandler::Type::win_fn, code,
+                      [&](int *c) { fn(&h, c); });
 }
 
 int raise_session_code(MPI_Session session, Errhandler *eh, int code) {
-  if (!eh) eh = &eh_fatal;
-  switch (eh->type) {
-    case Errhandler::Type::ret:
-      return code;
-    case Errhandler::Type::abort:
-      die("the session", code, true);
-    case Errhandler::Type::session_fn: {
-      if (handler_depth >= kMaxHandlerDepth) [[unlikely]]
-        die("the session (it recursed 64 handlers deep)", code, false);
-      MPI_Session h = session;
-      int c = code;
-      MPI_Session_errhandler_function *fn = eh->session_fn;
-      Unlocked unlocked;
-      ++handler_depth;
-      fn(&h, &c);
-      --handler_depth;
-      return code;
-    }
-    default:
-      die("the session", code, false);
-  }
+  MPI_Session h = session;
+  MPI_Session_errhandler_function *fn = eh ? eh->session_fn : nullptr;
+  return call_handler("the session", eh, Errhandler::Type::session_fn, code, [&](int *c) { fn(&h, c); });
 }
 
 namespace {
-// "<fn>: <class>: <reason>", the text of a detailed code.
-std::string error_text(const char *fn, int cls, const char *fmt, va_list ap) {
+// A detailed code whose text is "<fn>: <class>: <reason>".
+int detailed_code(const char *fn, int cls, const char *fmt, va_list ap) {
   char reason[400];
   std::vsnprintf(reason, sizeof reason, fmt, ap);
-  return std::string(fn) + ": " + class_name(cls) + ": " + reason;
+  return make_code(cls, std::string(fn) + ": " + class_name(cls) + ": " + reason);
 }
 }  // namespace
 
 int raise_session(MPI_Session session, Errhandler *eh, const char *fn, int cls, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  std::string text = error_text(fn, cls, fmt, ap);
+  const int code = detailed_code(fn, cls, fmt, ap);
   va_end(ap);
-  return raise_session_code(session, eh, make_code(cls, std::move(text)));
+  return raise_session_code(session, eh, code);
 }
 
 int raise(Comm *comm, const char *fn, int cls, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  std::string text = error_text(fn, cls, fmt, ap);
+  const int code = detailed_code(fn, cls, fmt, ap);
   va_end(ap);
-  return raise_code(comm, make_code(cls, std::move(text)));
+  return raise_code(comm, code);
 }
 
 int raise(std::nullptr_t, const char *fn, int cls, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  std::string text = error_text(fn, cls, fmt, ap);
+  const int code = detailed_code(fn, cls, fmt, ap);
   va_end(ap);
-  return raise_code(static_cast<Comm *>(nullptr), make_code(cls, std::move(text)));
+  return raise_code(static_cast<Comm *>(nullptr), code);
 }
 
 int raise(Win *w, const char *fn, int cls, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  std::string text = error_text(fn, cls, fmt, ap);
+  const int code = detailed_code(fn, cls, fmt, ap);
   va_end(ap);
-  return raise_win_code(w, make_code(cls, std::move(text)));
+  return raise_win_code(w, code);
 }
 
 void not_initialized(const char *fn) {
