@@ -338,6 +338,25 @@ inline uint8_t *mapped_at(const Fast &f) {
   return f.t->mapped + (f.addr - f.t->base);
 }
 
+// A put (kPut) or a get on the fast path; false when the call is not one for it, and rma() then does it
+// (and reports every error).
+template <bool kPut>
+inline bool fast_move(MPI_Win win, void *origin, int64_t count, MPI_Datatype type, int target, MPI_Aint disp,
+                      int64_t tcount, MPI_Datatype ttype) {
+  Win *w = win_of(win);
+  Fast f;
+  if (!fast_args(w, target, disp, count, type, tcount, ttype, f) || (!origin && f.bytes)) return false;
+  if (f.t->path == pamir::WinPath::mapped) {
+    if (kPut)
+      std::memcpy(mapped_at(f), origin, f.bytes);
+    else
+      std::memcpy(origin, mapped_at(f), f.bytes);
+    return true;
+  }
+  return !f.bytes || (kPut ? w->w->put(uint32_t(target), f.addr, origin, f.bytes)
+                           : w->w->get(uint32_t(target), f.addr, origin, f.bytes)) == 0;
+}
+
 int compare_and_swap(const char *fn_, const void *origin, const void *compare, void *result,
                      MPI_Datatype type, int target, MPI_Aint disp, MPI_Win win);
 
@@ -350,18 +369,10 @@ using namespace pamir::mpi;
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Put");
-  Win *w = win_of(win);
-  Fast f;
-  if (__builtin_expect(fast_args(w, target_rank, target_disp, origin_count, origin_datatype, target_count,
-                                 target_datatype, f) &&
-                           (origin_addr || !f.bytes),
-                       1)) {
-    if (f.t->path == pamir::WinPath::mapped) {
-      std::memcpy(mapped_at(f), origin_addr, f.bytes);
-      return MPI_SUCCESS;
-    }
-    if (!f.bytes || w->w->put(uint32_t(target_rank), f.addr, origin_addr, f.bytes) == 0) return MPI_SUCCESS;
-  }
+  if (__builtin_expect(fast_move<true>(win, const_cast<void *>(origin_addr), origin_count, origin_datatype,
+                                       target_rank, target_disp, target_count, target_datatype),
+                       1))
+    return MPI_SUCCESS;
   return rma(fn_,
              {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
               target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL},
@@ -372,18 +383,10 @@ PAMIR_ALIAS(Put);
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Get");
-  Win *w = win_of(win);
-  Fast f;
-  if (__builtin_expect(fast_args(w, target_rank, target_disp, origin_count, origin_datatype, target_count,
-                                 target_datatype, f) &&
-                           (origin_addr || !f.bytes),
-                       1)) {
-    if (f.t->path == pamir::WinPath::mapped) {
-      std::memcpy(origin_addr, mapped_at(f), f.bytes);
-      return MPI_SUCCESS;
-    }
-    if (!f.bytes || w->w->get(uint32_t(target_rank), f.addr, origin_addr, f.bytes) == 0) return MPI_SUCCESS;
-  }
+  if (__builtin_expect(fast_move<false>(win, origin_addr, origin_count, origin_datatype, target_rank,
+                                        target_disp, target_count, target_datatype),
+                       1))
+    return MPI_SUCCESS;
   return rma(fn_,
              {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
               target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL},
@@ -475,6 +478,10 @@ PAMIR_ALIAS(Rget_accumulate);
 int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Put_c");
+  if (__builtin_expect(fast_move<true>(win, const_cast<void *>(origin_addr), origin_count, origin_datatype,
+                                       target_rank, target_disp, target_count, target_datatype),
+                       1))
+    return MPI_SUCCESS;
   return rma(fn_,
              {Rma::put, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
               target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL},
@@ -485,6 +492,10 @@ PAMIR_ALIAS(Put_c);
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   PAMIR_ENTER("MPI_Get_c");
+  if (__builtin_expect(fast_move<false>(win, origin_addr, origin_count, origin_datatype, target_rank,
+                                        target_disp, target_count, target_datatype),
+                       1))
+    return MPI_SUCCESS;
   return rma(fn_,
              {Rma::get, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
               target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL},
