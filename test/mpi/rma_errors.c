@@ -246,6 +246,27 @@ static void window_errors(void) {
   CHECK(w == MPI_WIN_NULL, "MPI_Win_free sets MPI_WIN_NULL");
   EXPECT(MPI_ERR_WIN, MPI_Win_fence(0, copy));
   EXPECT(MPI_ERR_WIN, MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, copy));
+
+  /* What a window's info promises is held to (the standard makes breaking it erroneous; Pamir detects
+   * these two, Open MPI and MPICH do not): no_locks=true refuses locks (MPI_ERR_RMA_SYNC), and
+   * accumulate_ops=same_op a second operation (MPI_ERR_RMA_CONFLICT), MPI_NO_OP aside. */
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "no_locks", "true");
+  MPI_Info_set(info, "accumulate_ops", "same_op");
+  MPI_Win hinted;
+  MPI_Win_create(mem, sizeof mem, sizeof(int), info, MPI_COMM_WORLD, &hinted);
+  MPI_Info_free(&info);
+  MPI_Win_set_errhandler(hinted, MPI_ERRORS_RETURN);
+  EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, hinted));
+  EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_lock_all(0, hinted));
+  MPI_Win_fence(0, hinted);
+  int r = 0;
+  EXPECT(MPI_SUCCESS, MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, hinted));
+  EXPECT(MPI_SUCCESS, MPI_Fetch_and_op(NULL, &r, MPI_INT, 0, 0, MPI_NO_OP, hinted));
+  EXPECT(MPI_ERR_RMA_CONFLICT, MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_MAX, hinted));
+  MPI_Win_fence(0, hinted);
+  MPI_Win_free(&hinted);
 }
 
 /* The default handler: the job ends naming MPI_Put and MPI_ERR_RMA_SYNC. */

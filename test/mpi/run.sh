@@ -922,6 +922,11 @@ if has sizes; then
 fi
 # --- end send table ---
 
+# MPI_Wtime's clocks (PAMIR_WTIME): the time-stamp counter where the machine allows it, forced, and
+# clock_gettime.
+if has wtime; then
+  for clock in auto tsc clock; do ok_case "wtime.$clock" 0 2 PAMIR_WTIME=$clock -- wtime; done
+fi
 # --- one-sided communication ---
 # rma_ops: every operation under every synchronisation on every window flavour, every predefined op with
 # its types, 0 elements to 1 MiB, each range and the gaps around it checked byte by byte. rma_datatypes:
