@@ -176,12 +176,13 @@ class Context {
 
   // Progress of the layer above: the nonblocking collectives register `fn`, which advance() calls while
   // `active` (their number in flight) is nonzero.
-  // Windows register `windows` while a served lock request waits at them (pami/window.cc), counted in
-  // `active` too.
+  // Windows register `windows` while a served lock request waits at them or node ranks may offer them
+  // operations (pami/window.cc), counted in `windows_active` and in `active`.
   struct ProgressHook {
     void (*fn)() = nullptr;
     unsigned active = 0;
     void (*windows)() = nullptr;
+    unsigned windows_active = 0;  // of `active`: windows polled (the rest are nonblocking collectives)
   };
   ProgressHook &progress_hook() { return hook_; }
   // A hook served a peer's request (a window's offer): a blocked call polls its full spin again before
@@ -459,8 +460,8 @@ class Context {
   void enqueue(Peer &p, Request *r);
   void send_control(uint32_t task, uint16_t dispatch, const void *hdr, uint32_t hdr_len);
   void run_hooks() {
-    if (hook_.fn) hook_.fn();
-    if (hook_.windows) hook_.windows();
+    if (hook_.active != hook_.windows_active) hook_.fn();
+    if (hook_.windows_active) hook_.windows();
   }
   void on_ack(uint64_t cookie);
   void send_ack(uint32_t task, uint64_t cookie);

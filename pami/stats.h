@@ -22,7 +22,7 @@ struct Stats {
   uint64_t bytes_by_path[unsigned(Path::count_)][unsigned(SendProtocol::count_)] = {};
   uint64_t self_sends = 0;
   uint64_t unexpected = 0;   // messages that arrived before their receive
-  uint64_t send_queued = 0;  // sends that found the device full and waited
+  uint64_t send_queued = 0;  // sends (and windows' served packets) that found the device full and waited
   uint64_t sleeps = 0;       // times a blocked call slept on its doorbell
   // The progress thread (pami/progress_thread.h): engagements, its passes of progress, and the engaged
   // operations it completed itself (the rest were completed by the application's calls).

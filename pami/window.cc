@@ -318,9 +318,11 @@ void Window::set_polled(uint8_t reason, bool on) {
     v.push_back(this);
     hook.windows = windows_poll;
     ++hook.active;
+    ++hook.windows_active;
   } else {
     v.erase(std::find(v.begin(), v.end(), this));
     --hook.active;
+    --hook.windows_active;
   }
 }
 

@@ -70,10 +70,6 @@ void Context::enqueue(Peer &p, Request *r) {
 bool Context::push(Peer &p, Request *r) {
   dev::Device *d = p.dev;
   if (r->control) return d->try_send(r->peer_task, uint16_t(r->tag), r->ctrl, uint32_t(r->bytes), nullptr, 0);
-  if (r->kind == ReqKind::am) [[unlikely]] {
-    const uint8_t *b = static_cast<const uint8_t *>(r->buf);
-    return d->try_send(r->peer_task, kDispatchWin, b, uint32_t(r->bytes), b + r->bytes, r->offset);
-  }
   if (r->kind != ReqKind::send) [[unlikely]]
     return push_onesided(p, r);
   const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
@@ -110,9 +106,6 @@ void Context::push_pending() {
       }
       p->sendq.remove(r);
       if (r->control) {
-        request_release(r);
-      } else if (r->kind == ReqKind::am) {
-        std::free(r->buf);
         request_release(r);
       } else if (r->kind != ReqKind::send) {
         sent_onesided(r);
@@ -166,6 +159,7 @@ void Context::send_am(uint32_t task, const void *hdr, uint32_t hdr_len, const vo
   }
   Peer &p = peers_[task];
   if (p.sendq.empty() && p.dev->try_send(task, kDispatchWin, hdr, hdr_len, payload, len)) return;
+  ++stats().send_queued;
   Request *c = request_alloc(ReqKind::am);
   c->peer_task = task;
   c->bytes = hdr_len;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "pami/config.h"
@@ -103,6 +104,10 @@ bool Context::push_onesided(Peer &p, Request *r) {
       GetHeader h{r->remote_addr, r->bytes, uint64_t(uintptr_t(r))};
       return d->try_send(task, kDispatchGet, &h, sizeof h, nullptr, 0);
     }
+    case ReqKind::am: {  // a window's packet queued behind a full device (Context::send_am)
+      const uint8_t *b = static_cast<const uint8_t *>(r->buf);
+      return d->try_send(task, kDispatchWin, b, uint32_t(r->bytes), b + r->bytes, r->offset);
+    }
     case ReqKind::get_reply: {
       const uint8_t *buf = static_cast<const uint8_t *>(r->buf);
       const size_t chunk = d->max_payload(sizeof(GetDataHeader));
@@ -119,9 +124,11 @@ bool Context::push_onesided(Peer &p, Request *r) {
   }
 }
 
-// A put or a get's request has left and now waits for the target; an answer is done with.
+// A put or a get's request has left and now waits for the target; an answer, or a window's queued packet,
+// is done with.
 void Context::sent_onesided(Request *r) {
-  if (r->kind == ReqKind::get_reply) request_release(r);
+  if (r->kind == ReqKind::am) std::free(r->buf);
+  if (r->kind == ReqKind::get_reply || r->kind == ReqKind::am) request_release(r);
 }
 
 void Context::on_put(uint32_t src_task, const PutHeader &h, const void *payload, size_t len) {

@@ -1001,6 +1001,15 @@ if has rma_atomic && shm_only rma_atomic.offers; then
   fi
   ok_case rma_ops.refuse_cma 0 3 TEST_REFUSE_CMA=1 -- rma_ops
   ok_case rma_ops.refuse_cma_rank1 0 3 TEST_REFUSE_CMA_RANK=1 -- rma_ops
+  # Served packets that find the ring full wait in the send queue with copies (Context::send_am).
+  if run rma_ops.refuse_cma.small_ring 0 2 TEST_REFUSE_CMA=1 PAMIR_SHM_RING_SIZE=4K PAMIR_STATS=1 -- rma_ops; then
+    if grep -Eq "win.served [1-9]" "$work/rma_ops.refuse_cma.small_ring.err" &&
+      grep -Eq "send.queued [1-9]" "$work/rma_ops.refuse_cma.small_ring.err"; then
+      pass rma_ops.refuse_cma.small_ring
+    else
+      fail rma_ops.refuse_cma.small_ring "no served packet waited: $(grep -E 'win\.served|send\.queued' "$work/rma_ops.refuse_cma.small_ring.err" | head -4 | tr '\n' '|')"
+    fi
+  fi
   ok_case rma_atomic.refuse_cma_rank1 0 3 TEST_REFUSE_CMA_RANK=1 -- rma_atomic
 fi
 # --- end one-sided communication ---
