@@ -264,14 +264,16 @@ class Context {
     for (unsigned i = 0;; ++i) {
       advance();
       if (done()) return;
-      if (__builtin_expect(served_, 0)) {  // served a peer's request: more may follow, so stay awake
-        served_ = false;
-        i = 0;
-      }
-      if (i >= spin_)
+      if (i >= spin_) {
+        if (__builtin_expect(served_, 0)) {  // served a peer's request since: more may follow, stay awake
+          served_ = false;
+          i = 0;
+          continue;
+        }
         idle(&check<Pred>, &done, sleep_us);
-      else if (yield_)
+      } else if (yield_) {
         relax();
+      }
     }
   }
 
