@@ -175,9 +175,10 @@ Setting wtime{"PAMIR_WTIME", "auto", Type::Choice,
               "auto,tsc,clock"};
 Setting window_offers{
     "PAMIR_WINDOW_OFFERS", "1", Type::Bool,
-    "a one-sided operation of up to 4 KiB on a node rank's MPI_Win_create memory is offered to the "
-    "target's progress through the window's shared memory, and taken back and done by cross-memory "
-    "attach only if the target does not take it in time (0: always cross-memory attach)",
+    "one-sided operations on a node rank's MPI_Win_create memory are offered to the target's progress "
+    "through the window's shared memory (up to 4 KiB whole, a put or get of up to 16 KiB in pieces, the "
+    "target's half of a copy from 32 KiB), and taken back and done by cross-memory attach only if the "
+    "target does not take them in time (0: always cross-memory attach)",
     nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, rdma-read (every rendezvous read fails; both sides "

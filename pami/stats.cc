@@ -110,6 +110,8 @@ const std::vector<Counter> &counters() {
        CounterKind::counter, "pami"},
       {"win.served", "win.served (PAMIR_STATS)", offsetof(Stats, win_served), 1, CounterKind::counter,
        "pami"},
+      {"win.shared", "win.shared (PAMIR_STATS)", offsetof(Stats, win_shared), 1, CounterKind::counter,
+       "pami"},
       {"send.messages_by_path_protocol", "point-to-point sends by path (self, shm, ofi) and protocol",
        offsetof(Stats, sends_by_path), unsigned(Path::count_) * unsigned(SendProtocol::count_),
        CounterKind::counter, "pami"},

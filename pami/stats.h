@@ -87,6 +87,7 @@ struct Stats {
   uint64_t win_offers_taken = 0;
   // Operations this rank sent its targets to serve (kDispatchWin).
   uint64_t win_served = 0;
+  uint64_t win_shared = 0;  // batches whose cross-memory calls the target shared (window_batch.cc)
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};

@@ -401,6 +401,7 @@ void Window::wait_done(uint32_t r) {
 void Window::flush(uint32_t r) {
   if (progress_in_calls_) ctx_.advance();
   if (targets_[r].path == WinPath::served) wait_done(r);
+  if (targets_[r].deferred) submit();
   if (targets_[r].offered) settle(r);
   // Direct stores are done at return; the fence makes them visible before what this process does next
   // (a later load, a release of a lock, a signal).
@@ -409,6 +410,7 @@ void Window::flush(uint32_t r) {
 
 void Window::flush_all() {
   if (progress_in_calls_) ctx_.advance();
+  if (batch_.n) submit();
   for (uint32_t r = 0; r < targets_.size(); ++r)
     if (targets_[r].path == WinPath::served && targets_[r].issued)
       wait_done(r);
@@ -492,17 +494,21 @@ int Window::direct(uint32_t r, bool write, const struct iovec *local, const stru
 }
 
 int Window::put(uint32_t r, uint64_t addr, const void *src, size_t len) {
+  if (targets_[r].path == WinPath::rdma && len > offer_bytes_)
+    return defer(r, true, addr, const_cast<void *>(src), len);
   struct iovec l = {const_cast<void *>(src), len}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), len};
   return put_pieces(r, &l, &rm, 1);
 }
 
 int Window::get(uint32_t r, uint64_t addr, void *dst, size_t len) {
+  if (targets_[r].path == WinPath::rdma && len > offer_bytes_) return defer(r, false, addr, dst, len);
   struct iovec l = {dst, len}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), len};
   return get_pieces(r, &l, &rm, 1);
 }
 
 int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n) {
   WinTarget &t = targets_[r];
+  if (t.deferred) submit();  // in order after them
   switch (t.path) {
     case WinPath::mapped: {
       const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
@@ -527,6 +533,7 @@ int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec
 
 int Window::get_pieces(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n) {
   WinTarget &t = targets_[r];
+  if (t.deferred) submit();  // in order after them
   switch (t.path) {
     case WinPath::mapped: {
       const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
@@ -565,6 +572,7 @@ void Window::apply(const WinOp &op, const void *in, void *inout, size_t bytes) {
 int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, const struct iovec *result,
                        const struct iovec *remote, unsigned n) {
   WinTarget &t = targets_[r];
+  if (t.deferred) submit();
   if (t.path == WinPath::served) {
     for (unsigned i = 0; i < n; ++i)
       serve_accumulate(r, op, origin ? origin[i] : iovec{nullptr, remote[i].iov_len},
@@ -619,6 +627,7 @@ int Window::rdma_accumulate(uint32_t r, const WinOp &op, const void *origin, voi
 int Window::compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result, uint64_t addr,
                              uint32_t bytes) {
   WinTarget &t = targets_[r];
+  if (t.deferred) submit();
   switch (t.path) {
     case WinPath::served:
       serve_compare_and_swap(r, origin, compare, result, addr, bytes);

@@ -83,6 +83,8 @@ bool Window::settle_one(uint32_t r, bool impatient) {
   } else if (s != done) {  // the target is doing it now
     ctx_.wait_until([o, done] { return o->word.load(std::memory_order_acquire) == done; }, 20);
   }
+  if (o->status && !taken_back && (o->kind == kOfferPull || o->kind == kOfferPush))
+    o->status = do_share_there(r, o);  // the target could not reach this process's memory: redone here
   const uint8_t *d = offer_data(o);
   const uint32_t len = o->len;
   void *answer = t.offer_answer[seq % kOfferSlots];
@@ -133,7 +135,7 @@ void Window::take_offers() {
         break;
       if (!offer_scan_) me->offers.fetch_sub(1, std::memory_order_relaxed);
       ++stats().win_offers_taken;
-      o->status = do_offer_here(o);
+      o->status = do_offer_here(o, in.task);
       o->word.store(offer_word(seq, kOfferDone), std::memory_order_release);
       ++in.next;
       took = true;
@@ -143,8 +145,9 @@ void Window::take_offers() {
   if (took) ctx_.note_served();
 }
 
-int64_t Window::do_offer_here(WinOffer *o) {
+int64_t Window::do_offer_here(WinOffer *o, uint32_t origin_task) {
   const uint32_t len = o->len;
+  if (o->kind == kOfferPull || o->kind == kOfferPush) return do_share_here(o, origin_task);
   if (!serves(o->addr, len)) return -EFAULT;
   uint8_t *at = reinterpret_cast<uint8_t *>(uintptr_t(o->addr));
   uint8_t *d = offer_data(o);
@@ -174,6 +177,7 @@ int64_t Window::do_offer_here(WinOffer *o) {
 int Window::do_offer_there(uint32_t r, WinOffer *o) {
   const uint32_t len = o->len;
   uint8_t *d = offer_data(o);
+  if (o->kind == kOfferPull || o->kind == kOfferPush) return do_share_there(r, o);
   struct iovec l = {d, len}, rm = {reinterpret_cast<void *>(uintptr_t(o->addr)), len};
   switch (o->kind) {
     case kOfferPut:

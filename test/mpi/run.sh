@@ -942,6 +942,17 @@ fi
 if has rma_ops; then
   for np in $nps; do ok_case "rma_ops.np$np" 0 "$np" -- rma_ops; done
 fi
+# rma_batch: many puts and gets of sizes around the switches between batches, pieces and shared copies
+# (pami/protocols/window_batch.cc) in one epoch to MPI_Win_create memory, under each synchronisation, gaps
+# checked; .computing: then against a target computing without MPI calls (as rma_passive: shm only);
+# .refuse_cma_rank1: rank 1 cannot take its share of a copy (nor reach the others but by served packets).
+if has rma_batch; then
+  for np in 2 3 4; do ok_case "rma_batch.np$np" 0 "$np" -- rma_batch; done
+  ok_case rma_batch.refuse_cma_rank1 0 3 TEST_REFUSE_CMA_RANK=1 -- rma_batch
+  if shm_only rma_batch.computing; then
+    for np in 2 3; do ok_case "rma_batch.computing.np$np" 0 "$np" -- rma_batch computing; done
+  fi
+fi
 if has rma_datatypes; then
   for np in $nps; do ok_case "rma_datatypes.np$np" 0 "$np" -- rma_datatypes; done
 fi
@@ -990,6 +1001,13 @@ if has rma_atomic && shm_only rma_atomic.offers; then
       fail rma_atomic.no_offers "offers made with PAMIR_WINDOW_OFFERS=0"
     else
       pass rma_atomic.no_offers
+    fi
+  fi
+  if run rma_batch.shared 0 2 PAMIR_STATS=1 -- rma_batch computing; then
+    if grep -Eq "win.shared [1-9]" "$work/rma_batch.shared.err"; then
+      pass rma_batch.shared
+    else
+      fail rma_batch.shared "no batch shared with its target: $(grep 'win\.' "$work/rma_batch.shared.err" | head -5 | tr '\n' '|')"
     fi
   fi
   if run rma_passive.create.taken_back 0 2 PAMIR_STATS=1 -- rma_passive create; then

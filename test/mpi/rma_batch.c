@@ -1,0 +1,231 @@
+/* Many puts and gets in one epoch to MPI_Win_create memory, where Pamir moves them in batches of
+ * cross-memory calls, in offers of a slot each, or shared with the target's progress
+ * (pami/protocols/window_batch.cc): sizes around each of those switches, laid out with gaps in the
+ * target's memory, under lock and flush, fence, and post/start/complete/wait, mixed with small puts,
+ * request-based puts and accumulates to the same target; every region and every gap is checked byte by
+ * byte by the origin (reading back) and by the target (its own memory). Each rank works on the next one,
+ * so every rank is an origin and a target at once. With the argument "computing", rank 1 then puts and
+ * gets large regions at rank 0 while rank 0 computes without MPI calls: the target cannot share the
+ * copies, and the origin must not wait for it (the flag protocol and its 15 s limit are rma_passive's;
+ * like rma_passive, a quality goal beyond the standard, which needs cross-memory attach). 2 to 4 ranks. */
+#include <stdint.h>
+#include <time.h>
+
+#include "check.h"
+
+static int rank, size;
+
+static const int sizes[] = {1,     100,   4095,  4096,  4097,  8192,   12288,  16384,
+                            16385, 24576, 32768, 40000, 65536, 131072, 300000, 1048576};
+#define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
+#define GAP 64
+#define FILL 0xEE
+#define SMALL_AT 0      /* a word for small puts, request-based puts and accumulates */
+#define REGIONS_AT 4096 /* then the regions, each followed by a gap */
+#define TIMEOUT_S 15.0
+
+static size_t region_at(int k) {
+  size_t at = REGIONS_AT;
+  for (int i = 0; i < k; ++i) at += (size_t)sizes[i] + GAP;
+  return at;
+}
+
+static unsigned char pattern(int origin, int round, size_t i) {
+  return (unsigned char)(origin * 31 + round * 7 + (int)(i * 13 % 251));
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+enum { SYNC_LOCK, SYNC_FENCE, SYNC_PSCW, SYNCS };
+static const char *sync_name[] = {"lock", "fence", "pscw"};
+
+/* Opens, flushes and closes the access (and exposure) epoch of one synchronisation mode. */
+static void open_epoch(int mode, MPI_Win win, int peer, MPI_Group from, MPI_Group to) {
+  if (mode == SYNC_LOCK) MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win);
+  if (mode == SYNC_FENCE) MPI_Win_fence(0, win);
+  if (mode == SYNC_PSCW) {
+    MPI_Win_post(from, 0, win);
+    MPI_Win_start(to, 0, win);
+  }
+}
+static void mid_epoch(int mode, MPI_Win win, int peer, MPI_Group from, MPI_Group to) {
+  if (mode == SYNC_LOCK) MPI_Win_flush(peer, win);
+  if (mode == SYNC_FENCE) MPI_Win_fence(0, win);
+  if (mode == SYNC_PSCW) {
+    MPI_Win_complete(win);
+    MPI_Win_wait(win);
+    MPI_Win_post(from, 0, win);
+    MPI_Win_start(to, 0, win);
+  }
+}
+static void close_epoch(int mode, MPI_Win win, int peer) {
+  if (mode == SYNC_LOCK) MPI_Win_unlock(peer, win);
+  if (mode == SYNC_FENCE) MPI_Win_fence(0, win);
+  if (mode == SYNC_PSCW) {
+    MPI_Win_complete(win);
+    MPI_Win_wait(win);
+  }
+}
+
+/* Every region put to the next rank in one epoch, then read back in one more, with small operations in
+ * between; the origin checks what it reads, the target (after a barrier) its own memory. */
+static void one_round(int mode, int round, MPI_Win win, unsigned char *mine, size_t bytes, MPI_Group from,
+                      MPI_Group to) {
+  const int peer = (rank + 1) % size, prev = (rank + size - 1) % size;
+  const size_t total = region_at(NSIZES);
+  unsigned char *src = malloc(total), *dst = malloc(total);
+  for (size_t i = 0; i < total; ++i) src[i] = pattern(rank, round, i);
+  memset(dst, 0, total);
+  memset(mine, FILL, bytes);
+  int zero = 0;
+  memcpy(mine + SMALL_AT, &zero, sizeof zero);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  const int one = 1;
+  const unsigned char small[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  MPI_Request req = MPI_REQUEST_NULL;
+  open_epoch(mode, win, peer, from, to);
+  for (int k = 0; k < NSIZES; ++k) {
+    MPI_Put(src + region_at(k), sizes[k], MPI_BYTE, peer, (MPI_Aint)region_at(k), sizes[k], MPI_BYTE, win);
+    if (k == NSIZES / 3) MPI_Accumulate(&one, 1, MPI_INT, peer, SMALL_AT, 1, MPI_INT, MPI_SUM, win);
+    if (k == NSIZES / 2 && mode == SYNC_LOCK) /* request-based operations are passive target's */
+      MPI_Rput(small, 8, MPI_BYTE, peer, SMALL_AT + 8, 8, MPI_BYTE, win, &req);
+    else if (k == NSIZES / 2)
+      MPI_Put(small, 8, MPI_BYTE, peer, SMALL_AT + 8, 8, MPI_BYTE, win);
+    if (k == 2 * NSIZES / 3) MPI_Put(small, 4, MPI_BYTE, peer, SMALL_AT + 16, 4, MPI_BYTE, win);
+  }
+  MPI_Accumulate(&one, 1, MPI_INT, peer, SMALL_AT, 1, MPI_INT, MPI_SUM, win);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  mid_epoch(mode, win, peer, from, to);
+  int sum = -1;
+  for (int k = NSIZES - 1; k >= 0; --k) {
+    MPI_Get(dst + region_at(k), sizes[k], MPI_BYTE, peer, (MPI_Aint)region_at(k), sizes[k], MPI_BYTE, win);
+    if (k == NSIZES / 2) MPI_Get(&sum, 1, MPI_INT, peer, SMALL_AT, 1, MPI_INT, win);
+  }
+  close_epoch(mode, win, peer);
+
+  CHECK(sum == 2, "%s round %d: the accumulated word at rank %d reads %d, want 2", sync_name[mode], round,
+        peer, sum);
+  for (int k = 0; k < NSIZES; ++k) {
+    const size_t at = region_at(k);
+    int bad = -1;
+    for (int i = 0; i < sizes[k] && bad < 0; ++i)
+      if (dst[at + (size_t)i] != src[at + (size_t)i]) bad = i;
+    CHECK(bad < 0, "%s round %d: %d bytes read back from rank %d differ at byte %d (%u, want %u)",
+          sync_name[mode], round, sizes[k], peer, bad, bad < 0 ? 0 : dst[at + (size_t)bad],
+          bad < 0 ? 0 : src[at + (size_t)bad]);
+  }
+
+  /* The target's view of its own memory: the previous rank's regions, and the gaps untouched. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+  int got = -1;
+  memcpy(&got, mine + SMALL_AT, sizeof got);
+  CHECK(got == 2, "%s round %d: rank %d's accumulates left %d, want 2", sync_name[mode], round, prev, got);
+  CHECK(memcmp(mine + SMALL_AT + 8, small, 8) == 0 && memcmp(mine + SMALL_AT + 16, small, 4) == 0,
+        "%s round %d: rank %d's small puts are not in place", sync_name[mode], round, prev);
+  for (int k = 0; k < NSIZES; ++k) {
+    const size_t at = region_at(k);
+    int bad = -1;
+    for (int i = 0; i < sizes[k] && bad < 0; ++i)
+      if (mine[at + (size_t)i] != pattern(prev, round, at + (size_t)i)) bad = i;
+    CHECK(bad < 0, "%s round %d: rank %d's %d-byte put differs here at byte %d", sync_name[mode], round, prev,
+          sizes[k], bad);
+    int touched = -1;
+    for (int i = 0; i < GAP && touched < 0; ++i)
+      if (mine[at + (size_t)sizes[k] + (size_t)i] != FILL) touched = i;
+    CHECK(touched < 0, "%s round %d: the gap after the %d-byte region was written at byte %d",
+          sync_name[mode], round, sizes[k], touched);
+  }
+  MPI_Win_unlock(rank, win);
+  free(src);
+  free(dst);
+}
+
+/* Rank 1 against rank 0, which computes without MPI calls until rank 1 raises its flag word. */
+static void computing_target(MPI_Win win, unsigned char *mine) {
+  const size_t total = region_at(NSIZES);
+  const int flag_at = SMALL_AT + 32;
+  memset(mine, FILL, total);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    const double start = now();
+    double x = 1.0;
+    unsigned long spins = 0;
+    int timed_out = 0;
+    while (__atomic_load_n((int *)(mine + flag_at), __ATOMIC_ACQUIRE) != 1) {
+      for (int i = 0; i < 100; ++i) x = x * 0.999 + 1.0;
+      if ((++spins & 0x3ff) == 0 && now() - start > TIMEOUT_S) {
+        timed_out = 1;
+        break;
+      }
+    }
+    CHECK(!timed_out, "rank 1's large puts and gets waited for rank 0's MPI calls (%.0f s; x %g)", TIMEOUT_S,
+          x);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (timed_out) return;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    for (int k = 0; k < NSIZES; ++k) {
+      const size_t at = region_at(k);
+      int bad = -1;
+      for (int i = 0; i < sizes[k] && bad < 0; ++i)
+        if (mine[at + (size_t)i] != pattern(1, 99, at + (size_t)i)) bad = i;
+      CHECK(bad < 0, "computing target: rank 1's %d-byte put differs at byte %d", sizes[k], bad);
+    }
+    MPI_Win_unlock(0, win);
+    return;
+  }
+  if (rank == 1) {
+    unsigned char *src = malloc(total), *dst = malloc(total);
+    for (size_t i = 0; i < total; ++i) src[i] = pattern(1, 99, i);
+    memset(dst, 0, total);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    for (int k = NSIZES - 1; k >= 0; --k)
+      MPI_Put(src + region_at(k), sizes[k], MPI_BYTE, 0, (MPI_Aint)region_at(k), sizes[k], MPI_BYTE, win);
+    MPI_Win_flush(0, win);
+    for (int k = 0; k < NSIZES; ++k)
+      MPI_Get(dst + region_at(k), sizes[k], MPI_BYTE, 0, (MPI_Aint)region_at(k), sizes[k], MPI_BYTE, win);
+    MPI_Win_flush(0, win);
+    for (int k = 0; k < NSIZES; ++k) {
+      const size_t at = region_at(k);
+      CHECK(memcmp(dst + at, src + at, (size_t)sizes[k]) == 0,
+            "computing target: %d bytes read back from rank 0 differ", sizes[k]);
+    }
+    const int up = 1;
+    MPI_Accumulate(&up, 1, MPI_INT, 0, flag_at, 1, MPI_INT, MPI_REPLACE, win);
+    MPI_Win_unlock(0, win);
+    free(src);
+    free(dst);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  CHECK(size >= 2 && size <= 4, "needs 2 to 4 ranks, has %d", size);
+  if (size < 2 || size > 4) return finish("rma_batch");
+  const size_t bytes = region_at(NSIZES);
+  unsigned char *mine = malloc(bytes); /* heap memory: reached by cross-memory attach, not mapped */
+  MPI_Win win;
+  MPI_Win_create(mine, (MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Group world, from, to;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int prev = (rank + size - 1) % size, next = (rank + 1) % size;
+  MPI_Group_incl(world, 1, &prev, &from);
+  MPI_Group_incl(world, 1, &next, &to);
+  for (int mode = 0; mode < SYNCS; ++mode)
+    for (int round = 0; round < 2; ++round) one_round(mode, round, win, mine, bytes, from, to);
+  if (argc > 1 && strcmp(argv[1], "computing") == 0) computing_target(win, mine);
+  MPI_Win_free(&win);
+  MPI_Group_free(&from);
+  MPI_Group_free(&to);
+  MPI_Group_free(&world);
+  free(mine);
+  return finish("rma_batch");
+}
