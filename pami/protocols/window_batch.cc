@@ -1,13 +1,13 @@
 // Batches: puts and gets through the device (cross-memory attach to a node rank's MPI_Win_create
-// memory) that are larger than an offer wait here until their target's next synchronisation or next
+// memory) of kDeferMinBytes or more wait here until their target's next synchronisation or next
 // operation of another kind. A cross-memory call costs about 1.5 us here before it moves a byte (then
 // 0.3 us a page), so the 64 puts of a bandwidth window are one call instead of 64. MPI lets a put or
 // get be done any time up to its flush, and the origin's buffer is the user's until then. Whatever
 // follows to the same target (an operation on another path, an offer, a flush) submits the batch
 // first, so one origin's operations to one target stay in order.
 //
-// A batch is then moved by whichever is fastest for its size: one operation of up to kOfferPiecesMax
-// in offers of a slot each (the origin fills a slot while the target empties the one before); from
+// A batch is then moved by whichever is fastest for its size: up to kOfferPiecesMax in all, in offers
+// of a slot each (the origin fills a slot while the target empties the one before); from
 // kShareMinBytes, by two cores at once, the origin's cross-memory call doing the first half while the
 // target's progress does the second (an offer whose data is the list of the target's pieces, which the
 // origin takes back and does itself if the target is not there to take it); else one call.
@@ -40,12 +40,16 @@ void Window::submit() {
   uint64_t bytes = 0;
   for (unsigned i = 0; i < n; ++i) bytes += batch_.local[i].iov_len;
   int rc = 0;
-  const bool done = n == 1 && bytes <= kOfferPiecesMax
-                        ? offer_pieces(r, batch_.write ? kOfferPut : kOfferGet,
-                                       static_cast<uint8_t *>(batch_.local[0].iov_base),
-                                       uint64_t(uintptr_t(batch_.remote[0].iov_base)), bytes, rc)
-                        : bytes >= kShareMinBytes && share(r, bytes, rc);
-  if (!done) rc = direct(r, batch_.write, batch_.local, batch_.remote, n);
+  if (targets_[r].offer && bytes <= kOfferPiecesMax) {
+    for (unsigned i = 0; i < n; ++i) {
+      int one = 0;
+      offer_pieces(r, batch_.write ? kOfferPut : kOfferGet, static_cast<uint8_t *>(batch_.local[i].iov_base),
+                   uint64_t(uintptr_t(batch_.remote[i].iov_base)), batch_.local[i].iov_len, one);
+      if (!rc) rc = one;
+    }
+  } else if (bytes < kShareMinBytes || !share(r, bytes, rc)) {
+    rc = direct(r, batch_.write, batch_.local, batch_.remote, n);
+  }
   batch_.n = 0;
   if (rc) {
     int64_t none = 0;

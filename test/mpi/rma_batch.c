@@ -15,8 +15,8 @@
 
 static int rank, size;
 
-static const int sizes[] = {1,     100,   4095,  4096,  4097,  8192,   12288,  16384,
-                            16385, 24576, 32768, 40000, 65536, 131072, 300000, 1048576};
+static const int sizes[] = {1,     100,   2047,  2048,  4095,  4096,  4097,   8192,   12288,
+                            16384, 16385, 24576, 32768, 40000, 65536, 131072, 300000, 1048576};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 #define GAP 64
 #define FILL 0xEE
