@@ -580,11 +580,14 @@ int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, 
     return 0;
   }
   if (t.path == WinPath::rdma) {
-    if (n == 1 && remote[0].iov_len <= UINT32_MAX && (origin || result) &&
-        offer(r, result ? kOfferFetch : kOfferAcc, &op, origin ? origin[0].iov_base : nullptr, nullptr,
-              result ? result[0].iov_base : nullptr, uint64_t(uintptr_t(remote[0].iov_base)),
-              uint32_t(remote[0].iov_len)))
-      return 0;
+    if (n == 1 && (origin || result) && remote[0].iov_len <= kOfferPiecesMax) {
+      int rc = 0;
+      if (offer_pieces(r, result ? kOfferFetch : kOfferAcc, &op,
+                       origin ? static_cast<uint8_t *>(origin[0].iov_base) : nullptr,
+                       result ? static_cast<uint8_t *>(result[0].iov_base) : nullptr,
+                       uint64_t(uintptr_t(remote[0].iov_base)), remote[0].iov_len, rc))
+        return rc;
+    }
     if (t.offered) settle(r);
     for (unsigned i = 0; i < n; ++i)
       if (int rc = rdma_accumulate(r, op, origin ? origin[i].iov_base : nullptr,

@@ -274,7 +274,8 @@ class Window {
   void submit();
   // A put or get offered in pieces, or a batch shared with the target: false if not offered at all,
   // else true with its result in rc.
-  bool offer_pieces(uint32_t r, uint8_t kind, uint8_t *local, uint64_t addr, uint64_t len, int &rc);
+  bool offer_pieces(uint32_t r, uint8_t kind, const WinOp *op, uint8_t *src, uint8_t *answer, uint64_t addr,
+                    uint64_t len, int &rc);
   bool share(uint32_t r, uint64_t bytes, int &rc);
   void settle(uint32_t r);  // the outstanding offers to r are done, by r or by this process
   void take_offers();

@@ -43,8 +43,10 @@ void Window::submit() {
   if (targets_[r].offer && bytes <= kOfferPiecesMax) {
     for (unsigned i = 0; i < n; ++i) {
       int one = 0;
-      offer_pieces(r, batch_.write ? kOfferPut : kOfferGet, static_cast<uint8_t *>(batch_.local[i].iov_base),
-                   uint64_t(uintptr_t(batch_.remote[i].iov_base)), batch_.local[i].iov_len, one);
+      uint8_t *local = static_cast<uint8_t *>(batch_.local[i].iov_base);
+      offer_pieces(r, batch_.write ? kOfferPut : kOfferGet, nullptr, batch_.write ? local : nullptr,
+                   batch_.write ? nullptr : local, uint64_t(uintptr_t(batch_.remote[i].iov_base)),
+                   batch_.local[i].iov_len, one);
       if (!rc) rc = one;
     }
   } else if (bytes < kShareMinBytes || !share(r, bytes, rc)) {
@@ -57,24 +59,31 @@ void Window::submit() {
   }
 }
 
-bool Window::offer_pieces(uint32_t r, uint8_t kind, uint8_t *local, uint64_t addr, uint64_t len, int &rc) {
+// An operation offered in slot-sized pieces, whole elements each for accumulates (which are atomic per
+// element, not per operation). If the target lets offers lapse, the rest goes through the device.
+bool Window::offer_pieces(uint32_t r, uint8_t kind, const WinOp *op, uint8_t *src, uint8_t *answer,
+                          uint64_t addr, uint64_t len, int &rc) {
   WinTarget &t = targets_[r];
-  if (!t.offer) return false;
-  const bool put = kind == kOfferPut;
+  const uint32_t unit = op ? op->elem_bytes : 1;
+  const uint64_t piece = (kind == kOfferFetch ? offer_bytes_ / 2 : offer_bytes_) / unit * unit;
+  if (!t.offer || !piece) return false;
   uint64_t off = 0;
   while (off < len) {
-    const uint32_t n = uint32_t(std::min<uint64_t>(offer_bytes_, len - off));
-    if (!offer(r, kind, nullptr, put ? local + off : nullptr, nullptr, put ? nullptr : local + off,
-               addr + off, n))
-      break;  // the target let offers lapse: the rest through the device
+    const uint32_t n = uint32_t(std::min<uint64_t>(piece, len - off));
+    if (!offer(r, kind, op, src ? src + off : nullptr, nullptr, answer ? answer + off : nullptr, addr + off,
+               n))
+      break;
     off += n;
   }
   rc = 0;
   if (off == len) return true;
   if (t.offered) settle(r);  // the rest in order after the pieces offered
-  struct iovec l = {local + off, len - off},
-               rm = {reinterpret_cast<void *>(uintptr_t(addr + off)), len - off};
-  rc = direct(r, put, &l, &rm, 1);
+  struct iovec rm = {reinterpret_cast<void *>(uintptr_t(addr + off)), len - off};
+  struct iovec l = {kind == kOfferPut ? src + off : answer ? answer + off : nullptr, len - off};
+  if (kind == kOfferPut || kind == kOfferGet)
+    rc = direct(r, kind == kOfferPut, &l, &rm, 1);
+  else
+    rc = rdma_accumulate(r, *op, src ? src + off : nullptr, answer ? answer + off : nullptr, rm);
   return true;
 }
 
