@@ -101,6 +101,26 @@ static void one_round(int mode, int round, MPI_Win win, unsigned char *mine, siz
   MPI_Accumulate(&one, 1, MPI_INT, peer, SMALL_AT, 1, MPI_INT, MPI_SUM, win);
   MPI_Wait(&req, MPI_STATUS_IGNORE);
   mid_epoch(mode, win, peer, from, to);
+  if (mode == SYNC_LOCK) {
+    /* A completed request-based get or get_accumulate has its data, before any flush (MPI 5.0 §12.3.5). */
+    unsigned char early[100], old[8];
+    int before = -1, add = 0;
+    memset(early, 0, sizeof early);
+    MPI_Rget(early, 100, MPI_BYTE, peer, (MPI_Aint)region_at(1), 100, MPI_BYTE, win, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(memcmp(early, src + region_at(1), 100) == 0, "round %d: MPI_Rget's data is not there at completion",
+          round);
+    MPI_Rget_accumulate(&add, 1, MPI_INT, &before, 1, MPI_INT, peer, SMALL_AT, 1, MPI_INT, MPI_SUM, win,
+                        &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(before == 2, "round %d: MPI_Rget_accumulate's old value at completion is %d, want 2", round,
+          before);
+    MPI_Rget_accumulate(NULL, 0, MPI_BYTE, old, 8, MPI_BYTE, peer, SMALL_AT + 8, 8, MPI_BYTE, MPI_NO_OP, win,
+                        &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(memcmp(old, small, 8) == 0,
+          "round %d: MPI_Rget_accumulate(MPI_NO_OP)'s data is not there at completion", round);
+  }
   int sum = -1;
   for (int k = NSIZES - 1; k >= 0; --k) {
     MPI_Get(dst + region_at(k), sizes[k], MPI_BYTE, peer, (MPI_Aint)region_at(k), sizes[k], MPI_BYTE, win);
