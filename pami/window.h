@@ -34,6 +34,7 @@
 namespace pamir {
 
 class Context;
+struct WinHeader;  // a served packet's header (pami/protocols/window_am.cc)
 
 enum class WinFlavor : uint8_t { create, allocate, shared, dynamic };
 enum class WinPath : uint8_t { mapped, rdma, served };
@@ -239,7 +240,7 @@ class Window {
     if (!offers_in_.empty()) take_offers();
   }
   // Served packets addressed to this window (from Context's dispatch).
-  void on_packet(uint32_t src_rank, const void *hdr, uint32_t hdr_len, const void *payload, size_t len);
+  void on_packet(uint32_t src_rank, const WinHeader &h, const void *payload, size_t len);
 
   // MPI_Win_attach / detach (dynamic windows): the regions served operations may touch.
   void attach(uint64_t addr, uint64_t len) { regions_.push_back({addr, len}); }
@@ -353,7 +354,7 @@ class Window {
 };
 
 // Served packets (kDispatchWin), from Context's dispatch; the progress hook for waiting lock requests.
-void window_deliver(uint32_t src_task, const void *hdr, uint32_t hdr_len, const void *payload, size_t len);
+void window_deliver(const void *hdr, const void *payload, size_t len);
 void windows_poll();
 
 // Every live window of this process, by id, for the dispatch of served packets.

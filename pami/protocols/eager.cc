@@ -154,7 +154,7 @@ void Context::send_control(uint32_t task, uint16_t dispatch, const void *hdr, ui
 
 void Context::send_am(uint32_t task, const void *hdr, uint32_t hdr_len, const void *payload, size_t len) {
   if (task == self_) {
-    window_deliver(task, hdr, hdr_len, payload, len);
+    window_deliver(hdr, payload, len);
     return;
   }
   Peer &p = peers_[task];
@@ -252,7 +252,7 @@ void Context::deliver(void *arg, uint32_t src_task, uint16_t dispatch, const voi
       break;
     }
     case kDispatchWin:
-      window_deliver(src_task, hdr, hdr_len, payload, payload_len);
+      window_deliver(hdr, payload, payload_len);
       break;
     case kDispatchGetData: {
       GetDataHeader h;

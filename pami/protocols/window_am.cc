@@ -31,6 +31,8 @@ enum WinKind : uint8_t {
   kWinComplete,  // at the target: an origin completed its access epoch
 };
 
+}  // namespace
+
 struct WinHeader {
   uint32_t win;  // the window's id
   uint32_t src;  // the sender's window rank
@@ -43,8 +45,6 @@ struct WinHeader {
   uint64_t cookie;
   uint64_t len;
 };
-
-}  // namespace
 
 void Window::send(uint32_t r, const void *hdr, uint32_t hdr_len, const void *payload, size_t len) {
   ctx_.send_am(targets_[r].task, hdr, hdr_len, payload, len);
@@ -190,11 +190,7 @@ void Window::spin_acc_lock() {
     while (c->acc_lock.load(std::memory_order_relaxed)) sched_yield();
 }
 
-void Window::on_packet(uint32_t src, const void *hdr_bytes, uint32_t hdr_len, const void *payload,
-                       size_t len) {
-  WinHeader h;
-  if (hdr_len < sizeof h) return;
-  std::memcpy(&h, hdr_bytes, sizeof h);
+void Window::on_packet(uint32_t src, const WinHeader &h, const void *payload, size_t len) {
   WinCtl *mine = ctls_[rank_];
   switch (h.kind) {
     case kWinPut:
@@ -306,12 +302,10 @@ void Window::serve_waiting_locks() {
   set_polled(kPollLocks, !waiting_locks_.empty());
 }
 
-void window_deliver(uint32_t src_task, const void *hdr, uint32_t hdr_len, const void *payload, size_t len) {
-  (void)src_task;
+void window_deliver(const void *hdr, const void *payload, size_t len) {
   WinHeader h;
-  if (hdr_len < sizeof h) return;
   std::memcpy(&h, hdr, sizeof h);
-  if (Window *w = window_by_id(h.win)) w->on_packet(h.src, hdr, hdr_len, payload, len);
+  if (Window *w = window_by_id(h.win)) w->on_packet(h.src, h, payload, len);
 }
 
 }  // namespace pamir
