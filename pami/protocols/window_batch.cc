@@ -11,8 +11,8 @@
 // kShareMinBytes, by two cores at once, the origin's cross-memory call doing the first half while the
 // target's progress does the second (an offer whose data is the list of the target's pieces, which the
 // origin takes back and does itself if the target is not there to take it); else one call.
+#include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "pami/context.h"
 #include "pami/window.h"
