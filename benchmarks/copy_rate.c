@@ -27,21 +27,37 @@ static void copy_movsb(void *d, const void *s, size_t n) {
   __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n)::"memory");
 }
 
-__attribute__((target("avx2"))) static void copy_avx2(void *d, const void *s, size_t n) {
+/* AVX2 loads and stores, or streaming (non-temporal) stores: destinations are page-aligned here, so
+ * their 32-byte alignment holds. `stream` is a constant at each caller. */
+__attribute__((target("avx2"), always_inline)) static inline void avx2_loop(void *d, const void *s, size_t n,
+                                                                            int stream) {
   char *D = d;
   const char *S = s;
   size_t i = 0;
   for (; i + 128 <= n; i += 128) {
-    __m256i a = _mm256_loadu_si256((const __m256i *)(S + i)),
-            b = _mm256_loadu_si256((const __m256i *)(S + i + 32));
-    __m256i c = _mm256_loadu_si256((const __m256i *)(S + i + 64)),
-            e = _mm256_loadu_si256((const __m256i *)(S + i + 96));
-    _mm256_storeu_si256((__m256i *)(D + i), a);
-    _mm256_storeu_si256((__m256i *)(D + i + 32), b);
-    _mm256_storeu_si256((__m256i *)(D + i + 64), c);
-    _mm256_storeu_si256((__m256i *)(D + i + 96), e);
+    /* Four loads, then four stores, as glibc's loop does. */
+    const __m256i a = _mm256_loadu_si256((const __m256i *)(S + i)),
+                  b = _mm256_loadu_si256((const __m256i *)(S + i + 32));
+    const __m256i c = _mm256_loadu_si256((const __m256i *)(S + i + 64)),
+                  e = _mm256_loadu_si256((const __m256i *)(S + i + 96));
+    if (stream) {
+      _mm256_stream_si256((__m256i *)(D + i), a);
+      _mm256_stream_si256((__m256i *)(D + i + 32), b);
+      _mm256_stream_si256((__m256i *)(D + i + 64), c);
+      _mm256_stream_si256((__m256i *)(D + i + 96), e);
+    } else {
+      _mm256_storeu_si256((__m256i *)(D + i), a);
+      _mm256_storeu_si256((__m256i *)(D + i + 32), b);
+      _mm256_storeu_si256((__m256i *)(D + i + 64), c);
+      _mm256_storeu_si256((__m256i *)(D + i + 96), e);
+    }
   }
+  if (stream) _mm_sfence();
   memcpy(D + i, S + i, n - i);
+}
+
+__attribute__((target("avx2"))) static void copy_avx2(void *d, const void *s, size_t n) {
+  avx2_loop(d, s, n, 0);
 }
 
 __attribute__((target("avx512f"))) static void copy_avx512(void *d, const void *s, size_t n) {
@@ -59,23 +75,8 @@ __attribute__((target("avx512f"))) static void copy_avx512(void *d, const void *
   memcpy(D + i, S + i, n - i);
 }
 
-/* Destinations are page-aligned here, so the streaming stores' 32-byte alignment holds. */
 __attribute__((target("avx2"))) static void copy_nt(void *d, const void *s, size_t n) {
-  char *D = d;
-  const char *S = s;
-  size_t i = 0;
-  for (; i + 128 <= n; i += 128) {
-    __m256i a = _mm256_loadu_si256((const __m256i *)(S + i)),
-            b = _mm256_loadu_si256((const __m256i *)(S + i + 32));
-    __m256i c = _mm256_loadu_si256((const __m256i *)(S + i + 64)),
-            e = _mm256_loadu_si256((const __m256i *)(S + i + 96));
-    _mm256_stream_si256((__m256i *)(D + i), a);
-    _mm256_stream_si256((__m256i *)(D + i + 32), b);
-    _mm256_stream_si256((__m256i *)(D + i + 64), c);
-    _mm256_stream_si256((__m256i *)(D + i + 96), e);
-  }
-  _mm_sfence();
-  memcpy(D + i, S + i, n - i);
+  avx2_loop(d, s, n, 1);
 }
 
 typedef void (*copy_fn)(void *, const void *, size_t);
