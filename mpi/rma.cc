@@ -259,7 +259,7 @@ int rma(const char *fn_, const Args &a, MPI_Win win, MPI_Request *request) {
     // offer that answers with data (a get's, a get_accumulate's: its answer is copied out when the
     // offer is finished; an offered put or accumulate holds a copy of its origin data already).
     const bool answers = a.kind == Rma::get || a.kind == Rma::get_acc;
-    if (t.path == pamir::WinPath::served || (answers && t.offered)) pw.flush(uint32_t(a.target));
+    if (t.path == pamir::WinPath::served || (answers && t.offered())) pw.flush(uint32_t(a.target));
     *request = reinterpret_cast<MPI_Request>(request_completed_send());
   }
   return MPI_SUCCESS;

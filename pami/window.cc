@@ -401,8 +401,8 @@ void Window::wait_done(uint32_t r) {
 void Window::flush(uint32_t r) {
   if (progress_in_calls_) ctx_.advance();
   if (targets_[r].path == WinPath::served) wait_done(r);
-  if (targets_[r].deferred) submit();
-  if (targets_[r].offered) settle(r);
+  if (targets_[r].deferred()) submit();
+  if (targets_[r].offered()) settle(r);
   // Direct stores are done at return; the fence makes them visible before what this process does next
   // (a later load, a release of a lock, a signal).
   full_fence();
@@ -414,7 +414,7 @@ void Window::flush_all() {
   for (uint32_t r = 0; r < targets_.size(); ++r)
     if (targets_[r].path == WinPath::served && targets_[r].issued)
       wait_done(r);
-    else if (targets_[r].offered)
+    else if (targets_[r].offered())
       settle(r);
   full_fence();
 }
@@ -508,7 +508,7 @@ int Window::get(uint32_t r, uint64_t addr, void *dst, size_t len) {
 
 int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n) {
   WinTarget &t = targets_[r];
-  if (t.deferred) submit();  // in order after them
+  if (t.deferred()) submit();  // in order after them
   switch (t.path) {
     case WinPath::mapped: {
       const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
@@ -522,7 +522,7 @@ int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec
           offer(r, kOfferPut, nullptr, local[0].iov_base, nullptr, nullptr,
                 uint64_t(uintptr_t(remote[0].iov_base)), uint32_t(local[0].iov_len)))
         return 0;
-      if (t.offered) settle(r);  // in order after it
+      if (t.offered()) settle(r);  // in order after it
       return direct(r, true, local, remote, n);
     case WinPath::served:
       for (unsigned i = 0; i < n; ++i) serve_put(r, local[i], remote[i]);
@@ -533,7 +533,7 @@ int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec
 
 int Window::get_pieces(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n) {
   WinTarget &t = targets_[r];
-  if (t.deferred) submit();  // in order after them
+  if (t.deferred()) submit();  // in order after them
   switch (t.path) {
     case WinPath::mapped: {
       const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
@@ -548,7 +548,7 @@ int Window::get_pieces(uint32_t r, const struct iovec *local, const struct iovec
           offer(r, kOfferGet, nullptr, nullptr, nullptr, local[0].iov_base,
                 uint64_t(uintptr_t(remote[0].iov_base)), uint32_t(local[0].iov_len)))
         return 0;
-      if (t.offered) settle(r);
+      if (t.offered()) settle(r);
       return direct(r, false, local, remote, n);
     case WinPath::served:
       for (unsigned i = 0; i < n; ++i) serve_get(r, local[i], remote[i]);
@@ -572,7 +572,7 @@ void Window::apply(const WinOp &op, const void *in, void *inout, size_t bytes) {
 int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, const struct iovec *result,
                        const struct iovec *remote, unsigned n) {
   WinTarget &t = targets_[r];
-  if (t.deferred) submit();
+  if (t.deferred()) submit();
   if (t.path == WinPath::served) {
     for (unsigned i = 0; i < n; ++i)
       serve_accumulate(r, op, origin ? origin[i] : iovec{nullptr, remote[i].iov_len},
@@ -588,7 +588,7 @@ int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, 
                        uint64_t(uintptr_t(remote[0].iov_base)), remote[0].iov_len, rc))
         return rc;
     }
-    if (t.offered) settle(r);
+    if (t.offered()) settle(r);
     for (unsigned i = 0; i < n; ++i)
       if (int rc = rdma_accumulate(r, op, origin ? origin[i].iov_base : nullptr,
                                    result ? result[i].iov_base : nullptr, remote[i]))
@@ -630,14 +630,14 @@ int Window::rdma_accumulate(uint32_t r, const WinOp &op, const void *origin, voi
 int Window::compare_and_swap(uint32_t r, const void *origin, const void *compare, void *result, uint64_t addr,
                              uint32_t bytes) {
   WinTarget &t = targets_[r];
-  if (t.deferred) submit();
+  if (t.deferred()) submit();
   switch (t.path) {
     case WinPath::served:
       serve_compare_and_swap(r, origin, compare, result, addr, bytes);
       return 0;
     case WinPath::rdma:
       if (offer(r, kOfferCas, nullptr, origin, compare, result, addr, bytes)) return 0;
-      if (t.offered) settle(r);
+      if (t.offered()) settle(r);
       return rdma_compare_and_swap(r, origin, compare, result, addr, bytes);
     case WinPath::mapped:
       break;

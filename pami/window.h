@@ -94,6 +94,7 @@ struct alignas(64) WinOffer {
   uint8_t pad[24];
 };
 static_assert(sizeof(WinOffer) == 64);
+enum : uint8_t { kPendingOffers = 1, kPendingBatch = 2 };  // WinTarget::pending
 constexpr uint32_t kOfferSlots = 16;  // per ordered pair at most: offers in flight before the origin waits
 // The largest put or get offered in slot-sized pieces when it is alone in its batch (measured here:
 // 8 KiB in 1.2 us against 2.1 us by one cross-memory call, even at 32 KiB), and the smallest batch
@@ -149,10 +150,13 @@ struct WinTarget {
   uint64_t offer_head = 1;     // the next offer's seq (from 1: a slot never used has seq 0)
   uint64_t offer_tail = 1;     // the oldest offer not finished
   void *offer_answer[kOfferSlots] = {};  // where each outstanding offer's answer goes
-  bool offered = false;                  // an offer is outstanding (head != tail)
   uint8_t offer_misses = 0;              // offers in a row the target did not take in time
   uint16_t offer_skips = 0;              // operations sent through the device since the target last missed
-  bool deferred = false;                 // puts or gets to it wait in the window's batch
+  // What a flush of it must finish first, in one byte so that the flush of a target with nothing
+  // pending tests it once.
+  uint8_t pending = 0;
+  bool offered() const { return pending & kPendingOffers; }  // an offer is outstanding (head != tail)
+  bool deferred() const { return pending & kPendingBatch; }  // puts or gets to it wait in the batch
 };
 
 // Served requests the target could not grant yet (a lock), kept until it can.
@@ -230,7 +234,7 @@ class Window {
   // A flush of a target reached directly is a fence alone, unless peers' served operations or offers need
   // this process's progress.
   bool flush_is_fence(const WinTarget &t) const {
-    return t.path != WinPath::served && !t.offered && !t.deferred && !progress_in_calls_;
+    return t.path != WinPath::served && !t.pending && !progress_in_calls_;
   }
 
   // The progress hook's call: served lock requests that wait are granted once they can be, and offers

@@ -22,13 +22,13 @@ namespace pamir {
 int Window::defer(uint32_t r, bool write, uint64_t addr, void *local, size_t len) {
   WinTarget &t = targets_[r];
   if (batch_.n && (batch_.target != r || batch_.write != write || batch_.n == kBatchMax)) submit();
-  if (t.offered) settle(r);  // after the offers before it
+  if (t.offered()) settle(r);  // after the offers before it
   batch_.target = r;
   batch_.write = write;
   batch_.local[batch_.n] = {local, len};
   batch_.remote[batch_.n] = {reinterpret_cast<void *>(uintptr_t(addr)), len};
   ++batch_.n;
-  t.deferred = true;
+  t.pending |= kPendingBatch;
   return 0;
 }
 
@@ -36,7 +36,7 @@ int Window::defer(uint32_t r, bool write, uint64_t addr, void *local, size_t len
 void Window::submit() {
   const uint32_t r = batch_.target;
   const unsigned n = batch_.n;
-  targets_[r].deferred = false;
+  targets_[r].pending &= uint8_t(~kPendingBatch);
   uint64_t bytes = 0;
   for (unsigned i = 0; i < n; ++i) bytes += batch_.local[i].iov_len;
   int rc = 0;
@@ -77,7 +77,7 @@ bool Window::offer_pieces(uint32_t r, uint8_t kind, const WinOp *op, uint8_t *sr
   }
   rc = 0;
   if (off == len) return true;
-  if (t.offered) settle(r);  // the rest in order after the pieces offered
+  if (t.offered()) settle(r);  // the rest in order after the pieces offered
   struct iovec rm = {reinterpret_cast<void *>(uintptr_t(addr + off)), len - off};
   struct iovec l = {kind == kOfferPut ? src + off : answer ? answer + off : nullptr, len - off};
   if (kind == kOfferPut || kind == kOfferGet)

@@ -55,7 +55,7 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   ctx_.coll_notify(t.task);
   t.offer_answer[seq % kOfferSlots] = answer;
   t.offer_head = seq + 1;
-  t.offered = true;
+  t.pending |= kPendingOffers;
   ++stats().win_offers;
   return true;
 }
@@ -99,7 +99,7 @@ bool Window::settle_one(uint32_t r, bool impatient) {
   // Empty, its seq kept: a target that has not looked yet sees it finished and goes past it.
   o->word.store(offer_word(seq, kOfferEmpty), std::memory_order_release);
   t.offer_tail = seq + 1;
-  t.offered = t.offer_tail != t.offer_head;
+  if (t.offer_tail == t.offer_head) t.pending &= uint8_t(~kPendingOffers);
   return taken_back;
 }
 
