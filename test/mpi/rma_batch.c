@@ -166,6 +166,79 @@ static void one_round(int mode, int round, MPI_Win win, unsigned char *mine, siz
   free(dst);
 }
 
+/* Puts and gets side by side, as OSU's bandwidth programs make them: adjacent in both memories (Pamir
+ * joins them into one entry of its batch), adjacent in the target's memory only (the origin's pieces in
+ * reverse order), and adjacent in the origin's only (a gap between them at the target); more pieces in
+ * all than a batch holds entries. Checked as one_round checks. */
+#define SIDE_N 80
+#define SIDE_LEN 2048
+#define REV_N 40
+#define REV_LEN 3000
+static void side_by_side(int mode, MPI_Win win, unsigned char *mine, size_t bytes, MPI_Group from,
+                         MPI_Group to) {
+  const int peer = (rank + 1) % size, prev = (rank + size - 1) % size;
+  const size_t side_at = REGIONS_AT, rev_at = side_at + SIDE_N * SIDE_LEN + GAP;
+  const size_t gap_at = rev_at + REV_N * REV_LEN + GAP, gap_stride = SIDE_LEN + GAP;
+  unsigned char *src = malloc(bytes), *dst = malloc(bytes);
+  for (size_t i = 0; i < bytes; ++i) src[i] = pattern(rank, 50 + mode, i);
+  memset(dst, 0, bytes);
+  memset(mine, FILL, bytes);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  open_epoch(mode, win, peer, from, to);
+  for (int i = 0; i < SIDE_N; ++i) {
+    const size_t at = side_at + (size_t)i * SIDE_LEN;
+    MPI_Put(src + at, SIDE_LEN, MPI_BYTE, peer, (MPI_Aint)at, SIDE_LEN, MPI_BYTE, win);
+  }
+  for (int i = 0; i < REV_N; ++i)
+    MPI_Put(src + rev_at + (size_t)(REV_N - 1 - i) * REV_LEN, REV_LEN, MPI_BYTE, peer,
+            (MPI_Aint)(rev_at + (size_t)i * REV_LEN), REV_LEN, MPI_BYTE, win);
+  for (int i = 0; i < SIDE_N; ++i)
+    MPI_Put(src + gap_at + (size_t)i * SIDE_LEN, SIDE_LEN, MPI_BYTE, peer,
+            (MPI_Aint)(gap_at + (size_t)i * gap_stride), SIDE_LEN, MPI_BYTE, win);
+  mid_epoch(mode, win, peer, from, to);
+  for (int i = 0; i < SIDE_N; ++i) {
+    const size_t at = side_at + (size_t)i * SIDE_LEN;
+    MPI_Get(dst + at, SIDE_LEN, MPI_BYTE, peer, (MPI_Aint)at, SIDE_LEN, MPI_BYTE, win);
+  }
+  for (int i = 0; i < REV_N; ++i)
+    MPI_Get(dst + rev_at + (size_t)(REV_N - 1 - i) * REV_LEN, REV_LEN, MPI_BYTE, peer,
+            (MPI_Aint)(rev_at + (size_t)i * REV_LEN), REV_LEN, MPI_BYTE, win);
+  for (int i = 0; i < SIDE_N; ++i)
+    MPI_Get(dst + gap_at + (size_t)i * SIDE_LEN, SIDE_LEN, MPI_BYTE, peer,
+            (MPI_Aint)(gap_at + (size_t)i * gap_stride), SIDE_LEN, MPI_BYTE, win);
+  close_epoch(mode, win, peer);
+
+  const size_t read_end = gap_at + SIDE_N * SIDE_LEN;
+  size_t bad = SIZE_MAX;
+  for (size_t i = side_at; i < read_end && bad == SIZE_MAX; ++i)
+    if (i < rev_at - GAP || (i >= rev_at && i < gap_at - GAP) || i >= gap_at)
+      if (dst[i] != src[i]) bad = i;
+  CHECK(bad == SIZE_MAX, "%s side by side: read back from rank %d differs at offset %zu", sync_name[mode],
+        peer, bad);
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+  bad = SIZE_MAX;
+  for (size_t i = 0; i < (size_t)SIDE_N * SIDE_LEN && bad == SIZE_MAX; ++i)
+    if (mine[side_at + i] != pattern(prev, 50 + mode, side_at + i)) bad = side_at + i;
+  for (size_t i = 0; i < (size_t)REV_N * REV_LEN && bad == SIZE_MAX; ++i) {
+    const size_t piece = i / REV_LEN, from_at = rev_at + (REV_N - 1 - piece) * REV_LEN + i % REV_LEN;
+    if (mine[rev_at + i] != pattern(prev, 50 + mode, from_at)) bad = rev_at + i;
+  }
+  for (size_t i = 0; i < (size_t)SIDE_N * gap_stride && bad == SIZE_MAX; ++i) {
+    const size_t piece = i / gap_stride, in = i % gap_stride;
+    const unsigned char want =
+        in < SIDE_LEN ? pattern(prev, 50 + mode, gap_at + piece * SIDE_LEN + in) : FILL;
+    if (mine[gap_at + i] != want) bad = gap_at + i;
+  }
+  CHECK(bad == SIZE_MAX, "%s side by side: rank %d's puts differ here at offset %zu", sync_name[mode], prev,
+        bad);
+  MPI_Win_unlock(rank, win);
+  free(src);
+  free(dst);
+}
+
 /* Rank 1 against rank 0, which computes without MPI calls until rank 1 raises its flag word. */
 static void computing_target(MPI_Win win, unsigned char *mine) {
   const size_t total = region_at(NSIZES);
@@ -241,6 +314,7 @@ int main(int argc, char **argv) {
   MPI_Group_incl(world, 1, &next, &to);
   for (int mode = 0; mode < SYNCS; ++mode)
     for (int round = 0; round < 2; ++round) one_round(mode, round, win, mine, bytes, from, to);
+  for (int mode = 0; mode < SYNCS; ++mode) side_by_side(mode, win, mine, bytes, from, to);
   if (argc > 1 && strcmp(argv[1], "computing") == 0) computing_target(win, mine);
   MPI_Win_free(&win);
   MPI_Group_free(&from);
