@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../refuse_cma.h"
 
@@ -46,6 +47,31 @@ __attribute__((constructor)) static void refuse_what_is_asked(void) {
       fprintf(stderr, "\n");                                                      \
     }                                                                             \
   } while (0)
+
+/* Seconds on the monotonic clock. */
+static inline double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A target that computes and makes no MPI call until another rank raises the word at `flag` (one-sided,
+ * to a nonzero value), for at most `timeout_s` seconds: 1 if the flag came, 0 if not. Passive target
+ * must not wait on such a rank (a quality goal beyond the standard, which lets it wait for the target's
+ * next MPI call). */
+static inline int compute_until_flag(const long long *flag, double timeout_s) {
+  const double start = now();
+  volatile double sink;
+  double x = 1.0;
+  unsigned long spins = 0;
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) {
+    for (int i = 0; i < 100; ++i) x = x * 0.999 + 1.0; /* some arithmetic (x tends to 1000) */
+    if ((++spins & 0x3ff) == 0 && now() - start > timeout_s) return 0;
+  }
+  sink = x;
+  (void)sink;
+  return 1;
+}
 
 /* The class of an MPI error code. */
 static inline int err_class(int code) {
