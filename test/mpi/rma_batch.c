@@ -167,39 +167,49 @@ static void one_round(int mode, int round, MPI_Win win, unsigned char *mine, siz
 #define SIDE_LEN 2048
 #define REV_N 40
 #define REV_LEN 3000
+#define SIDE_AT ((size_t)REGIONS_AT)
+#define REV_AT (SIDE_AT + SIDE_N * SIDE_LEN + GAP)
+#define GAP_AT (REV_AT + REV_N * REV_LEN + GAP)
+#define GAP_STRIDE (SIDE_LEN + GAP)
+
+/* Piece i of side_by_side's three groups: where it is at the origin and at the target, and its length. */
+static int side_piece(int i, size_t *local_at, size_t *remote_at) {
+  if (i < SIDE_N) {
+    *local_at = *remote_at = SIDE_AT + (size_t)i * SIDE_LEN;
+    return SIDE_LEN;
+  }
+  if ((i -= SIDE_N) < REV_N) {
+    *local_at = REV_AT + (size_t)(REV_N - 1 - i) * REV_LEN;
+    *remote_at = REV_AT + (size_t)i * REV_LEN;
+    return REV_LEN;
+  }
+  i -= REV_N;
+  *local_at = GAP_AT + (size_t)i * SIDE_LEN;
+  *remote_at = GAP_AT + (size_t)i * GAP_STRIDE;
+  return SIDE_LEN;
+}
+
 static void side_by_side(int mode, MPI_Win win, unsigned char *mine, size_t bytes, MPI_Group from,
                          MPI_Group to) {
   const int peer = (rank + 1) % size, prev = (rank + size - 1) % size;
-  const size_t side_at = REGIONS_AT, rev_at = side_at + SIDE_N * SIDE_LEN + GAP;
-  const size_t gap_at = rev_at + REV_N * REV_LEN + GAP, gap_stride = SIDE_LEN + GAP;
+  const size_t side_at = SIDE_AT, rev_at = REV_AT, gap_at = GAP_AT, gap_stride = GAP_STRIDE;
   unsigned char *src = malloc(bytes), *dst = malloc(bytes);
   for (size_t i = 0; i < bytes; ++i) src[i] = pattern(rank, 50 + mode, i);
   memset(dst, 0, bytes);
   memset(mine, FILL, bytes);
   MPI_Barrier(MPI_COMM_WORLD);
 
+  size_t local_at, remote_at;
   open_epoch(mode, win, peer, from, to);
-  for (int i = 0; i < SIDE_N; ++i) {
-    const size_t at = side_at + (size_t)i * SIDE_LEN;
-    MPI_Put(src + at, SIDE_LEN, MPI_BYTE, peer, (MPI_Aint)at, SIDE_LEN, MPI_BYTE, win);
+  for (int i = 0; i < SIDE_N + REV_N + SIDE_N; ++i) {
+    const int len = side_piece(i, &local_at, &remote_at);
+    MPI_Put(src + local_at, len, MPI_BYTE, peer, (MPI_Aint)remote_at, len, MPI_BYTE, win);
   }
-  for (int i = 0; i < REV_N; ++i)
-    MPI_Put(src + rev_at + (size_t)(REV_N - 1 - i) * REV_LEN, REV_LEN, MPI_BYTE, peer,
-            (MPI_Aint)(rev_at + (size_t)i * REV_LEN), REV_LEN, MPI_BYTE, win);
-  for (int i = 0; i < SIDE_N; ++i)
-    MPI_Put(src + gap_at + (size_t)i * SIDE_LEN, SIDE_LEN, MPI_BYTE, peer,
-            (MPI_Aint)(gap_at + (size_t)i * gap_stride), SIDE_LEN, MPI_BYTE, win);
   mid_epoch(mode, win, peer, from, to);
-  for (int i = 0; i < SIDE_N; ++i) {
-    const size_t at = side_at + (size_t)i * SIDE_LEN;
-    MPI_Get(dst + at, SIDE_LEN, MPI_BYTE, peer, (MPI_Aint)at, SIDE_LEN, MPI_BYTE, win);
+  for (int i = 0; i < SIDE_N + REV_N + SIDE_N; ++i) {
+    const int len = side_piece(i, &local_at, &remote_at);
+    MPI_Get(dst + local_at, len, MPI_BYTE, peer, (MPI_Aint)remote_at, len, MPI_BYTE, win);
   }
-  for (int i = 0; i < REV_N; ++i)
-    MPI_Get(dst + rev_at + (size_t)(REV_N - 1 - i) * REV_LEN, REV_LEN, MPI_BYTE, peer,
-            (MPI_Aint)(rev_at + (size_t)i * REV_LEN), REV_LEN, MPI_BYTE, win);
-  for (int i = 0; i < SIDE_N; ++i)
-    MPI_Get(dst + gap_at + (size_t)i * SIDE_LEN, SIDE_LEN, MPI_BYTE, peer,
-            (MPI_Aint)(gap_at + (size_t)i * gap_stride), SIDE_LEN, MPI_BYTE, win);
   close_epoch(mode, win, peer);
 
   const size_t read_end = gap_at + SIDE_N * SIDE_LEN;
