@@ -406,8 +406,8 @@ for bind in core none; do
 done
 
 # The other levels: the report (hwloc's list syntax, ranges expanded) is what each rank finds, and the
-# level's meaning shows: a socket (or NUMA node, or L3) binding gives every rank on one package the same
-# CPUs, hwthreads and cores of ranks within the core count differ.
+# level's meaning shows: a socket (or NUMA node, or L3) binding gives a rank every CPU of its object
+# (hwloc-calc, from hwloc-nox), hwthreads and cores of ranks within the core count differ.
 expand_list() {  # "0-2,5" -> "0,1,2,5"
   local part out=""
   for part in ${1//,/ }; do
@@ -428,7 +428,15 @@ for spec in "hwthread" "core" "socket" "numa" "l3cache" "core --map-by socket" "
     [ -n "$reported" ] && [ "$(expand_list "$reported")" = "$list" ] || bad="$bad rank $r runs on '$list', reported '$reported';"
   done
   case $spec in
-    socket | numa | l3cache) [ "${lists[0]}" = "${lists[1]}" ] || bad="$bad one package here, but the ranks' CPUs differ;" ;;
+    socket | numa | l3cache)
+      # Every CPU of the object that holds the rank's first CPU, as hwloc sees them (a package may have
+      # several L3 caches: this VM's CPUID gives each core its own).
+      for r in 0 1; do
+        obj=$(hwloc-calc --physical-input --intersect "$spec" "pu:${lists[r]%%,*}" 2>/dev/null)
+        want=$(hwloc-calc --physical-output --intersect pu "$spec:${obj:-none}" 2>/dev/null)
+        [ -n "$obj" ] && [ "${lists[r]}" = "$want" ] ||
+          bad="$bad rank $r runs on '${lists[r]}', but its $spec ${obj:-(hwloc-calc found none)} has '$want';"
+      done ;;
     *) [ "$ncpus" -lt 2 ] || [ "${lists[0]}" != "${lists[1]}" ] || bad="$bad two ranks share ${lists[0]};" ;;
   esac
   if [ "$rc" != 0 ]; then fail "$name" "exit code $rc: $(head -2 "$err" | tr '\n' ' ')"
