@@ -494,13 +494,14 @@ int Window::direct(uint32_t r, bool write, const struct iovec *local, const stru
 }
 
 int Window::put(uint32_t r, uint64_t addr, const void *src, size_t len) {
-  if (targets_[r].path == WinPath::rdma) return defer(r, true, addr, const_cast<void *>(src), len);
+  if (targets_[r].path == WinPath::rdma && len >= kDeferMinBytes)
+    return defer(r, true, addr, const_cast<void *>(src), len);
   struct iovec l = {const_cast<void *>(src), len}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), len};
   return put_pieces(r, &l, &rm, 1);
 }
 
 int Window::get(uint32_t r, uint64_t addr, void *dst, size_t len) {
-  if (targets_[r].path == WinPath::rdma) return defer(r, false, addr, dst, len);
+  if (targets_[r].path == WinPath::rdma && len >= kDeferMinBytes) return defer(r, false, addr, dst, len);
   struct iovec l = {dst, len}, rm = {reinterpret_cast<void *>(uintptr_t(addr)), len};
   return get_pieces(r, &l, &rm, 1);
 }

@@ -101,14 +101,9 @@ constexpr uint32_t kOfferSlots = 16;  // per ordered pair at most: offers in fli
 // whose cross-memory calls the target shares.
 constexpr uint64_t kOfferPiecesMax = uint64_t(16) << 10;
 constexpr uint64_t kShareMinBytes = uint64_t(32) << 10;
-// The smallest piece of an operation offered in pieces: below it a slot's handoff costs more than the
-// copy it overlaps.
-constexpr uint64_t kPieceMinBytes = 1024;
-// A batch's entries below this size are offered (when the batch is larger than kOfferPiecesMax),
-// larger ones go through the device: a bandwidth window of 64 puts of 4 KiB moves at 14.8 GB/s by
-// cross-memory calls, 7.4 GB/s as offers; of 1 KiB, at 4.1 against 8.6 GB/s as offers. Puts side by
-// side join into one entry first.
-constexpr uint64_t kOfferEntryMax = 2048;
+// Puts and gets from this size wait in a batch: a bandwidth window of 64 puts of 4 KiB moves at 14.8
+// GB/s so (two cross-memory calls), 7.4 GB/s as offers; of 1 KiB, at 4.1 against 8.6 GB/s as offers.
+constexpr uint64_t kDeferMinBytes = 2048;
 enum WinOfferState : uint64_t { kOfferEmpty, kOfferMade, kOfferTaken, kOfferTakenBack, kOfferDone };
 constexpr uint64_t offer_word(uint64_t seq, WinOfferState s) {
   return seq << 3 | s;
@@ -277,17 +272,16 @@ class Window {
   bool settle_one(uint32_t r, bool impatient);  // the oldest outstanding offer; true if taken back
   bool offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare, void *answer,
              uint64_t addr, uint32_t len);
-  // Puts and gets through the device wait in one batch (pami/protocols/window_batch.cc) until a
-  // synchronisation or another operation to their target needs them done, so that a batch is moved at
-  // once (a cross-memory call is about 1.5 us here, whatever it moves; an offer is a slot handoff).
+  // Puts and gets through the device from kDeferMinBytes wait in one batch (pami/protocols/
+  // window_batch.cc) until a synchronisation or another operation to their target needs them done, so
+  // that a batch is moved at once (a cross-memory call is about 1.5 us here, whatever it moves).
   int defer(uint32_t r, bool write, uint64_t addr, void *local, size_t len);
   void submit();
   // A put or get offered in pieces, or a batch shared with the target: false if not offered at all,
   // else true with its result in rc.
   bool offer_pieces(uint32_t r, uint8_t kind, const WinOp *op, uint8_t *src, uint8_t *answer, uint64_t addr,
                     uint64_t len, int &rc);
-  bool share(uint32_t r, const struct iovec *local, const struct iovec *remote, unsigned n, uint64_t bytes,
-             int &rc);
+  bool share(uint32_t r, uint64_t bytes, int &rc);
   void settle(uint32_t r);  // the outstanding offers to r are done, by r or by this process
   void take_offers();
   int64_t do_offer_here(WinOffer *o, uint32_t origin_task);  // the target's side, on its own memory
