@@ -108,6 +108,8 @@ const std::vector<Counter> &counters() {
        1, CounterKind::counter, "pami"},
       {"win.offers_taken", "win.offers_taken (PAMIR_STATS)", offsetof(Stats, win_offers_taken), 1,
        CounterKind::counter, "pami"},
+      {"win.offers_grown", "win.offers_grown (PAMIR_STATS)", offsetof(Stats, win_offers_grown), 1,
+       CounterKind::counter, "pami"},
       {"win.served", "win.served (PAMIR_STATS)", offsetof(Stats, win_served), 1, CounterKind::counter,
        "pami"},
       {"win.shared", "win.shared (PAMIR_STATS)", offsetof(Stats, win_shared), 1, CounterKind::counter,

@@ -115,14 +115,16 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
     data_at[i] = at;
     at += all[node[i]].size;
   }
-  // Offer slots for the pairs of node ranks that reach each other's memory through the device only: up
-  // to kOfferSlots of 4 KiB of data each per pair, fewer and smaller where the node has many ranks (the
-  // pairs' slots stay within 8 MiB).
+  // Offer slots for the pairs of node ranks that reach each other's memory through the device only:
+  // kOfferSlots per pair of up to kOfferRoomMax of data each, smaller where the node has many ranks (the
+  // pairs' slots stay within 8 MiB), fewer where they would be smaller than 256 bytes.
   uint64_t offers_at = 0, pair_bytes = 0;
   if (!has_memory && node.size() > 1 && config::window_offers.flag) {
     const uint64_t budget = (uint64_t(8) << 20) / (node.size() * node.size());
+    const uint64_t per_slot = budget / kOfferSlots;
     const uint64_t room =
-        std::min<uint64_t>(4096, budget > sizeof(WinOffer) ? budget - sizeof(WinOffer) : 0) / 64 * 64;
+        std::min<uint64_t>(kOfferRoomMax, per_slot > sizeof(WinOffer) ? per_slot - sizeof(WinOffer) : 0) /
+        64 * 64;
     if (room >= 256) {
       w->offer_bytes_ = uint32_t(room);
       w->offer_stride_ = sizeof(WinOffer) + room;
@@ -585,7 +587,7 @@ int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, 
       if (offer_pieces(r, result ? kOfferFetch : kOfferAcc, &op,
                        origin ? static_cast<uint8_t *>(origin[0].iov_base) : nullptr,
                        result ? static_cast<uint8_t *>(result[0].iov_base) : nullptr,
-                       uint64_t(uintptr_t(remote[0].iov_base)), remote[0].iov_len, rc))
+                       uint64_t(uintptr_t(remote[0].iov_base)), remote[0].iov_len, kOfferPieceBytes, rc))
         return rc;
     }
     if (t.offered()) settle(r);

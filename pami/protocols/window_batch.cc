@@ -7,11 +7,12 @@
 // first, so one origin's operations to one target stay in order.
 //
 // Operations side by side in both memories join into one entry. A batch is then moved by whichever is
-// fastest for its size: up to kOfferPiecesMax in all, in offers of a slot each (the origin fills a slot
-// while the target empties the one before); from kShareMinBytes, by two cores at once, the origin's
-// cross-memory call doing the first half while the target's progress does the second (an offer whose data is
-// the list of the target's pieces, which the origin takes back and does itself if the target is not there to
-// take it); else one call.
+// fastest for its size: up to kOfferPiecesMax in all, in offers of kOfferPieceBytes each (the origin
+// fills a slot while the target empties the one before); up to kOfferPipeMax, in offers of a whole slot
+// each where slots are kOfferRoomMax; from kShareMinBytes beyond those, by two cores at once, the
+// origin's cross-memory call doing the first half while the target's progress does the second (an
+// offer whose data is the list of the target's pieces, which the origin takes back and does itself if
+// the target is not there to take it); else one call.
 #include <algorithm>
 #include <cerrno>
 
@@ -53,13 +54,15 @@ void Window::submit() {
   uint64_t bytes = 0;
   for (unsigned i = 0; i < n; ++i) bytes += batch_.local[i].iov_len;
   int rc = 0;
-  if (targets_[r].offer && bytes <= kOfferPiecesMax) {
+  const bool small = bytes <= kOfferPiecesMax;
+  if (targets_[r].offer && (small || (bytes <= kOfferPipeMax && offer_bytes_ >= kOfferRoomMax))) {
+    const uint64_t piece = small ? kOfferPieceBytes : offer_bytes_;
     for (unsigned i = 0; i < n; ++i) {
       int one = 0;
       uint8_t *local = static_cast<uint8_t *>(batch_.local[i].iov_base);
       offer_pieces(r, batch_.write ? kOfferPut : kOfferGet, nullptr, batch_.write ? local : nullptr,
                    batch_.write ? nullptr : local, uint64_t(uintptr_t(batch_.remote[i].iov_base)),
-                   batch_.local[i].iov_len, one);
+                   batch_.local[i].iov_len, piece, one);
       if (!rc) rc = one;
     }
   } else if (bytes < kShareMinBytes || !share(r, bytes, rc)) {
@@ -77,10 +80,11 @@ void Window::submit() {
 // pieces (a quarter of 4 KiB) gained in one quick round and lost wherever the cores hand a cache line
 // over slowly (docs/performance.md). If the target lets offers lapse, the rest goes through the device.
 bool Window::offer_pieces(uint32_t r, uint8_t kind, const WinOp *op, uint8_t *src, uint8_t *answer,
-                          uint64_t addr, uint64_t len, int &rc) {
+                          uint64_t addr, uint64_t len, uint64_t piece_max, int &rc) {
   WinTarget &t = targets_[r];
   const uint32_t unit = op ? op->elem_bytes : 1;
-  const uint64_t piece = (kind == kOfferFetch ? offer_bytes_ / 2 : offer_bytes_) / unit * unit;
+  const uint64_t room = std::min<uint64_t>(piece_max, kind == kOfferFetch ? offer_bytes_ / 2 : offer_bytes_);
+  const uint64_t piece = room / unit * unit;
   if (!t.offer || !piece) return false;
   uint64_t off = 0;
   while (off < len) {

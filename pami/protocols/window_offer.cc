@@ -28,6 +28,9 @@ constexpr uint16_t kOfferQuiet = 256;
 bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare,
                    void *answer, uint64_t addr, uint32_t len) {
   WinTarget &t = targets_[r];
+  if (!op && len < kDeferMinBytes && t.offered() && (kind == kOfferPut || kind == kOfferGet) &&
+      grow(r, kind, src, answer, addr, len))
+    return true;
   const uint64_t room = kind == kOfferCas ? 3 * uint64_t(len) : kind == kOfferFetch ? 2 * uint64_t(len) : len;
   if (!t.offer || room > offer_bytes_) return false;
   if (t.offer_misses >= kOfferMissesMax) {
@@ -57,6 +60,29 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   t.offer_head = seq + 1;
   t.pending |= kPendingOffers;
   ++stats().win_offers;
+  return true;
+}
+
+// A put or get that continues the newest offer to r in the target's memory (and for a get in this
+// process's, where the answer goes) joins it while the target has not taken it: OSU's bandwidth windows
+// put side by side, and a target slow to take (a cache line handed over slowly) then takes a few large
+// offers instead of many small ones, while one alone is still offered at once. The slot is this
+// process's while its word says kOfferGrowing, which the target does not take.
+bool Window::grow(uint32_t r, uint8_t kind, const void *src, void *answer, uint64_t addr, uint32_t len) {
+  WinTarget &t = targets_[r];
+  const uint64_t seq = t.offer_head - 1;
+  WinOffer *o = offer_slot(t.offer, seq);
+  const uint32_t had = o->len;
+  if (o->kind != kind || o->addr + had != addr || uint64_t(had) + len > offer_bytes_) return false;
+  if (kind == kOfferGet && static_cast<uint8_t *>(t.offer_answer[seq % kOfferSlots]) + had != answer)
+    return false;
+  uint64_t w = offer_word(seq, kOfferMade);
+  if (!o->word.compare_exchange_strong(w, offer_word(seq, kOfferGrowing), std::memory_order_acquire))
+    return false;  // taken, or being taken: a new offer
+  if (src) std::memcpy(offer_data(o) + had, src, len);
+  o->len = had + len;
+  o->word.store(offer_word(seq, kOfferMade), std::memory_order_release);
+  ++stats().win_offers_grown;
   return true;
 }
 

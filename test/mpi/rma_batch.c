@@ -159,92 +159,93 @@ static void one_round(int mode, int round, MPI_Win win, unsigned char *mine, siz
   free(dst);
 }
 
-/* Puts and gets side by side, as OSU's bandwidth programs make them: adjacent in both memories (Pamir
- * joins them into one entry of its batch), adjacent in the target's memory only (the origin's pieces in
- * reverse order), and adjacent in the origin's only (a gap between them at the target); more pieces in
- * all than a batch holds entries. Checked as one_round checks. */
-#define SIDE_N 80
-#define SIDE_LEN 2048
-#define REV_N 40
-#define REV_LEN 3000
-#define SIDE_AT ((size_t)REGIONS_AT)
-#define REV_AT (SIDE_AT + SIDE_N * SIDE_LEN + GAP)
-#define GAP_AT (REV_AT + REV_N * REV_LEN + GAP)
-#define GAP_STRIDE (SIDE_LEN + GAP)
+/* Puts and gets side by side, as OSU's bandwidth programs make them. Pamir joins those adjacent in both
+ * memories into one entry of its batch (from 2 KiB), or into an offer the target has not taken yet
+ * (smaller ones); a get joins only if adjacent in the origin's memory too, where its answer goes. Each
+ * group has more pieces than a batch holds entries or a pair has offer slots. */
+struct side_group {
+  int n, len;
+  int reversed; /* the origin's pieces in reverse order: adjacent in the target's memory only */
+  int gap;      /* bytes left between the pieces in the target's memory: adjacent in the origin's only */
+};
+static const struct side_group side_groups[] = {
+    {80, 2048, 0, 0}, {40, 3000, 1, 0}, {80, 2048, 0, GAP}, {100, 200, 0, 0}, {60, 100, 1, 0}, {50, 64, 0, 8},
+};
+#define SIDE_GROUPS ((int)(sizeof side_groups / sizeof side_groups[0]))
 
-/* Piece i of side_by_side's three groups: where it is at the origin and at the target, and its length. */
-static int side_piece(int i, size_t *local_at, size_t *remote_at) {
-  if (i < SIDE_N) {
-    *local_at = *remote_at = SIDE_AT + (size_t)i * SIDE_LEN;
-    return SIDE_LEN;
-  }
-  if ((i -= SIDE_N) < REV_N) {
-    *local_at = REV_AT + (size_t)(REV_N - 1 - i) * REV_LEN;
-    *remote_at = REV_AT + (size_t)i * REV_LEN;
-    return REV_LEN;
-  }
-  i -= REV_N;
-  *local_at = GAP_AT + (size_t)i * SIDE_LEN;
-  *remote_at = GAP_AT + (size_t)i * GAP_STRIDE;
-  return SIDE_LEN;
+/* Piece i of group g: where it is at the origin and at the target (the group's base is the same in both). */
+static void side_piece(int g, int i, size_t *local_at, size_t *remote_at) {
+  size_t base = REGIONS_AT;
+  for (int k = 0; k < g; ++k)
+    base += (size_t)side_groups[k].n * (size_t)(side_groups[k].len + side_groups[k].gap) + GAP;
+  const struct side_group *sg = &side_groups[g];
+  *local_at = base + (size_t)(sg->reversed ? sg->n - 1 - i : i) * (size_t)sg->len;
+  *remote_at = base + (size_t)i * (size_t)(sg->len + sg->gap);
 }
 
 static void side_by_side(int mode, MPI_Win win, unsigned char *mine, size_t bytes, MPI_Group from,
                          MPI_Group to) {
-  const int peer = (rank + 1) % size, prev = (rank + size - 1) % size;
-  const size_t side_at = SIDE_AT, rev_at = REV_AT, gap_at = GAP_AT, gap_stride = GAP_STRIDE;
+  const int peer = (rank + 1) % size, prev = (rank + size - 1) % size, tag = 50 + mode;
   unsigned char *src = malloc(bytes), *dst = malloc(bytes);
-  for (size_t i = 0; i < bytes; ++i) src[i] = pattern(rank, 50 + mode, i);
+  for (size_t i = 0; i < bytes; ++i) src[i] = pattern(rank, tag, i);
   memset(dst, 0, bytes);
   memset(mine, FILL, bytes);
   MPI_Barrier(MPI_COMM_WORLD);
 
   size_t local_at, remote_at;
   open_epoch(mode, win, peer, from, to);
-  for (int i = 0; i < SIDE_N + REV_N + SIDE_N; ++i) {
-    const int len = side_piece(i, &local_at, &remote_at);
-    MPI_Put(src + local_at, len, MPI_BYTE, peer, (MPI_Aint)remote_at, len, MPI_BYTE, win);
-  }
+  for (int g = 0; g < SIDE_GROUPS; ++g)
+    for (int i = 0; i < side_groups[g].n; ++i) {
+      const int len = side_groups[g].len;
+      side_piece(g, i, &local_at, &remote_at);
+      MPI_Put(src + local_at, len, MPI_BYTE, peer, (MPI_Aint)remote_at, len, MPI_BYTE, win);
+    }
   mid_epoch(mode, win, peer, from, to);
-  for (int i = 0; i < SIDE_N + REV_N + SIDE_N; ++i) {
-    const int len = side_piece(i, &local_at, &remote_at);
-    MPI_Get(dst + local_at, len, MPI_BYTE, peer, (MPI_Aint)remote_at, len, MPI_BYTE, win);
-  }
+  for (int g = 0; g < SIDE_GROUPS; ++g)
+    for (int i = 0; i < side_groups[g].n; ++i) {
+      const int len = side_groups[g].len;
+      side_piece(g, i, &local_at, &remote_at);
+      MPI_Get(dst + local_at, len, MPI_BYTE, peer, (MPI_Aint)remote_at, len, MPI_BYTE, win);
+    }
   close_epoch(mode, win, peer);
 
-  const size_t read_end = gap_at + SIDE_N * SIDE_LEN;
-  size_t bad = SIZE_MAX;
-  for (size_t i = side_at; i < read_end && bad == SIZE_MAX; ++i)
-    if (i < rev_at - GAP || (i >= rev_at && i < gap_at - GAP) || i >= gap_at)
-      if (dst[i] != src[i]) bad = i;
-  CHECK(bad == SIZE_MAX, "%s side by side: read back from rank %d differs at offset %zu", sync_name[mode],
-        peer, bad);
+  for (int g = 0; g < SIDE_GROUPS; ++g)
+    for (int i = 0; i < side_groups[g].n; ++i) {
+      side_piece(g, i, &local_at, &remote_at);
+      CHECK(memcmp(dst + local_at, src + local_at, (size_t)side_groups[g].len) == 0,
+            "%s side by side: group %d's piece %d read back from rank %d differs", sync_name[mode], g, i,
+            peer);
+    }
 
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
-  bad = SIZE_MAX;
-  for (size_t i = 0; i < (size_t)SIDE_N * SIDE_LEN && bad == SIZE_MAX; ++i)
-    if (mine[side_at + i] != pattern(prev, 50 + mode, side_at + i)) bad = side_at + i;
-  for (size_t i = 0; i < (size_t)REV_N * REV_LEN && bad == SIZE_MAX; ++i) {
-    const size_t piece = i / REV_LEN, from_at = rev_at + (REV_N - 1 - piece) * REV_LEN + i % REV_LEN;
-    if (mine[rev_at + i] != pattern(prev, 50 + mode, from_at)) bad = rev_at + i;
+  for (int g = 0; g < SIDE_GROUPS; ++g) {
+    const struct side_group *sg = &side_groups[g];
+    int bad = -1, bad_piece = -1;
+    for (int i = 0; i < sg->n && bad < 0; ++i) {
+      side_piece(g, i, &local_at, &remote_at);
+      for (int k = 0; k < sg->len + sg->gap && bad < 0; ++k) {
+        const unsigned char want = k < sg->len ? pattern(prev, tag, local_at + (size_t)k) : FILL;
+        if (mine[remote_at + (size_t)k] != want) bad = k, bad_piece = i;
+      }
+    }
+    CHECK(bad < 0, "%s side by side: group %d's piece %d from rank %d differs here at byte %d",
+          sync_name[mode], g, bad_piece, prev, bad);
   }
-  for (size_t i = 0; i < (size_t)SIDE_N * gap_stride && bad == SIZE_MAX; ++i) {
-    const size_t piece = i / gap_stride, in = i % gap_stride;
-    const unsigned char want =
-        in < SIDE_LEN ? pattern(prev, 50 + mode, gap_at + piece * SIDE_LEN + in) : FILL;
-    if (mine[gap_at + i] != want) bad = gap_at + i;
-  }
-  CHECK(bad == SIZE_MAX, "%s side by side: rank %d's puts differ here at offset %zu", sync_name[mode], prev,
-        bad);
   MPI_Win_unlock(rank, win);
   free(src);
   free(dst);
 }
 
+/* Small puts side by side after the regions, which join one offer that the computing target never
+ * takes (rma_batch.grown counts them), taken back at the flush. */
+#define TINY_N 50
+#define TINY_LEN 64
+#define TAIL_BYTES (TINY_N * TINY_LEN)
+
 /* Rank 1 against rank 0, which computes without MPI calls until rank 1 raises its flag word. */
 static void computing_target(MPI_Win win, unsigned char *mine) {
-  const size_t total = region_at(NSIZES);
+  const size_t tail_at = region_at(NSIZES), total = tail_at + TAIL_BYTES;
   const int flag_at = SMALL_AT + 32;
   memset(mine, FILL, total);
   memset(mine + flag_at, 0, sizeof(long long));
@@ -262,6 +263,11 @@ static void computing_target(MPI_Win win, unsigned char *mine) {
         if (mine[at + (size_t)i] != pattern(1, 99, at + (size_t)i)) bad = i;
       CHECK(bad < 0, "computing target: rank 1's %d-byte put differs at byte %d", sizes[k], bad);
     }
+    int bad = -1;
+    for (int i = 0; i < TAIL_BYTES && bad < 0; ++i)
+      if (mine[tail_at + (size_t)i] != pattern(1, 99, tail_at + (size_t)i)) bad = i;
+    CHECK(bad < 0, "computing target: rank 1's %d puts of %d bytes side by side differ at byte %d", TINY_N,
+          TINY_LEN, bad);
     MPI_Win_unlock(0, win);
     return;
   }
@@ -270,6 +276,11 @@ static void computing_target(MPI_Win win, unsigned char *mine) {
     for (size_t i = 0; i < total; ++i) src[i] = pattern(1, 99, i);
     memset(dst, 0, total);
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    for (int i = 0; i < TINY_N; ++i) {
+      const size_t at = tail_at + (size_t)i * TINY_LEN;
+      MPI_Put(src + at, TINY_LEN, MPI_BYTE, 0, (MPI_Aint)at, TINY_LEN, MPI_BYTE, win);
+    }
+    MPI_Win_flush(0, win);
     for (int k = NSIZES - 1; k >= 0; --k)
       MPI_Put(src + region_at(k), sizes[k], MPI_BYTE, 0, (MPI_Aint)region_at(k), sizes[k], MPI_BYTE, win);
     MPI_Win_flush(0, win);
@@ -296,7 +307,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size >= 2 && size <= 4, "needs 2 to 4 ranks, has %d", size);
   if (size < 2 || size > 4) return finish("rma_batch");
-  const size_t bytes = region_at(NSIZES);
+  const size_t bytes = region_at(NSIZES) + TAIL_BYTES;
   unsigned char *mine = malloc(bytes); /* heap memory: reached by cross-memory attach, not mapped */
   MPI_Win win;
   MPI_Win_create(mine, (MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);

@@ -1009,6 +1009,12 @@ if has rma_atomic && shm_only rma_atomic.offers; then
     else
       fail rma_batch.shared "no batch shared with its target: $(grep 'win\.' "$work/rma_batch.shared.err" | head -5 | tr '\n' '|')"
     fi
+    # The same run's small puts side by side to the computing target: all but the first join its offer.
+    if grep -Eq "rank 1 win.offers_grown (49|[5-9][0-9]|[1-9][0-9]{2,})$" "$work/rma_batch.shared.err"; then
+      pass rma_batch.grown
+    else
+      fail rma_batch.grown "small puts side by side did not join the offer the target had not taken: $(grep 'win\.offers' "$work/rma_batch.shared.err" | tr '\n' '|')"
+    fi
   fi
   if run rma_passive.create.taken_back 0 2 PAMIR_STATS=1 -- rma_passive create; then
     if grep -Eq "win.offers_taken_back [1-9]" "$work/rma_passive.create.taken_back.err"; then
