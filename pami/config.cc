@@ -176,8 +176,9 @@ Setting wtime{"PAMIR_WTIME", "auto", Type::Choice,
 Setting window_offers{
     "PAMIR_WINDOW_OFFERS", "1", Type::Bool,
     "one-sided operations on a node rank's MPI_Win_create memory are offered to the target's progress "
-    "through the window's shared memory (up to 4 KiB whole, a put or get of up to 16 KiB in pieces, the "
-    "target's half of a copy from 32 KiB), and taken back and done by cross-memory attach only if the "
+    "through the window's shared memory (up to a slot's 16 KiB whole, small ones side by side joined, a "
+    "put or get of up to 16 KiB in 4 KiB pieces, batches of up to 64 KiB in whole slots, the target's "
+    "half of a larger copy), and taken back and done by cross-memory attach only if the "
     "target does not take them in time (0: always cross-memory attach)",
     nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,

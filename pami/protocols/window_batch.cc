@@ -75,10 +75,11 @@ void Window::submit() {
   }
 }
 
-// An operation offered in slot-sized pieces, whole elements each for accumulates (which are atomic per
-// element, not per operation), so the target empties one slot while the origin fills the next. Smaller
-// pieces (a quarter of 4 KiB) gained in one quick round and lost wherever the cores hand a cache line
-// over slowly (docs/performance.md). If the target lets offers lapse, the rest goes through the device.
+// An operation offered in pieces of up to piece_max (and a slot), whole elements each for accumulates
+// (which are atomic per element, not per operation), so the target empties one slot while the origin
+// fills the next. Pieces of a quarter of the operation gained in one quick round and lost wherever the
+// cores hand a cache line over slowly (docs/performance.md). If the target lets offers lapse, the rest
+// goes through the device.
 bool Window::offer_pieces(uint32_t r, uint8_t kind, const WinOp *op, uint8_t *src, uint8_t *answer,
                           uint64_t addr, uint64_t len, uint64_t piece_max, int &rc) {
   WinTarget &t = targets_[r];
