@@ -116,15 +116,17 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
     at += all[node[i]].size;
   }
   // Offer slots for the pairs of node ranks that reach each other's memory through the device only:
-  // kOfferSlots per pair of up to kOfferRoomMax of data each, smaller where the node has many ranks (the
-  // pairs' slots stay within 8 MiB), fewer where they would be smaller than 256 bytes.
+  // kOfferSlots per pair of up to kOfferRoomMax of data each, smaller and fewer where the node has many
+  // ranks (the pairs' slots stay within 8 MiB); none where a slot would hold less than 256 bytes.
   uint64_t offers_at = 0, pair_bytes = 0;
   if (!has_memory && node.size() > 1 && config::window_offers.flag) {
     const uint64_t budget = (uint64_t(8) << 20) / (node.size() * node.size());
-    const uint64_t per_slot = budget / kOfferSlots;
-    const uint64_t room =
-        std::min<uint64_t>(kOfferRoomMax, per_slot > sizeof(WinOffer) ? per_slot - sizeof(WinOffer) : 0) /
-        64 * 64;
+    // 16 slots of up to kOfferRoomMax where the budget allows; else, as before slots grew, up to 4 KiB
+    // each and fewer of them (a node of 41 to 162 ranks keeps one slot per pair instead of none).
+    const auto data = [](uint64_t bytes) { return bytes > sizeof(WinOffer) ? bytes - sizeof(WinOffer) : 0; };
+    const uint64_t room = std::max(std::min(kOfferRoomMax, data(budget / kOfferSlots)),
+                                   std::min<uint64_t>(4096, data(budget))) /
+                          64 * 64;
     if (room >= 256) {
       w->offer_bytes_ = uint32_t(room);
       w->offer_stride_ = sizeof(WinOffer) + room;
