@@ -576,7 +576,10 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag) {
     return MPI_SUCCESS;
   }
   *flag = p->receiving && p->arrived(uint64_t(partition));
-  if (*flag) p->unpack(uint64_t(partition));
+  if (*flag)
+    p->unpack(uint64_t(partition));
+  else
+    pamir::context().poll_missed();
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Parrived);

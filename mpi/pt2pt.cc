@@ -397,6 +397,7 @@ int probe(const char *fn_, int source, int tag, MPI_Comm comm, int *flag, MPI_St
     *flag = u != nullptr;
     if (!u) {
       if (message) *message = MPI_MESSAGE_NULL;
+      ctx.poll_missed();
       return MPI_SUCCESS;
     }
   }

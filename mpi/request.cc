@@ -185,7 +185,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   pamir::Request *r = PAMIR_REQUEST(*request);
   if (!r->complete) context().advance();
   *flag = r->complete;
-  if (!r->complete) return MPI_SUCCESS;
+  if (!r->complete) {
+    context().poll_missed();
+    return MPI_SUCCESS;
+  }
   return finish_handle(request, r, status, fn_, true);
 }
 PAMIR_ALIAS(Test);
@@ -201,6 +204,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) 
   pamir::Request *r = PAMIR_REQUEST(request);
   if (!r->complete) context().advance();
   *flag = r->complete;
+  if (!r->complete) context().poll_missed();
   if (request_inactive(r)) {
     status_empty(status);
     return MPI_SUCCESS;
@@ -372,6 +376,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     pamir::Request *r = request_of(array_of_requests[i]);
     if (r && !r->complete) {
       *flag = 0;
+      context().poll_missed();
       return MPI_SUCCESS;
     }
   }
@@ -406,6 +411,7 @@ static int any(const char *fn_, int count, MPI_Request *reqs, int *index, int *f
     scan();
   }
   if (found == MPI_UNDEFINED) {
+    if (!blocking && !all_null) context().poll_missed();
     *index = MPI_UNDEFINED;
     if (flag) *flag = all_null;
     if (all_null) status_empty(status);
@@ -450,7 +456,7 @@ static int some(const char *fn_, int incount, MPI_Request *reqs, int *outcount, 
     context().wait_until(ready);
   } else {
     context().advance();
-    ready();
+    if (!ready()) context().poll_missed();
   }
   if (all_null) {
     *outcount = MPI_UNDEFINED;
@@ -520,6 +526,7 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
   for (int i = 0; i < count; ++i)
     if (pamir::Request *r = counted(reqs[i]); r && !r->complete) {
       *flag = 0;
+      context().poll_missed();
       return MPI_SUCCESS;
     }
   *flag = 1;
@@ -562,7 +569,10 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
   }
   *index = MPI_UNDEFINED;
   *flag = none;
-  if (none) status_empty(status);
+  if (none)
+    status_empty(status);
+  else
+    context().poll_missed();
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Request_get_status_any);
@@ -593,6 +603,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
     ++n;
   }
   *outcount = none ? MPI_UNDEFINED : n;
+  if (!none && n == 0) context().poll_missed();
   return failed ? in_status_error(fn_, fc, failed, first) : MPI_SUCCESS;
 }
 PAMIR_ALIAS(Request_get_status_some);

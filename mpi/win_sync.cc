@@ -138,7 +138,10 @@ int PMPI_Win_test(MPI_Win win, int *flag) {
   PAMIR_CHECK(w, w->exposure, MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post");
   pamir::context().advance();
   *flag = w->w->test_completes(w->completes_expected);
-  if (*flag) w->exposure = false;
+  if (*flag)
+    w->exposure = false;
+  else
+    pamir::context().poll_missed();
   return MPI_SUCCESS;
 }
 PAMIR_ALIAS(Win_test);

@@ -107,8 +107,9 @@ Setting ofi_poll_interval{
     "core (PAMIR_YIELD_WHEN_IDLE), it is polled every pass (1: always every pass)",
     nullptr};
 Setting yield_when_idle{"PAMIR_YIELD_WHEN_IDLE", "auto", Type::Choice,
-                        "a blocked call yields the core between polls: auto (when the node's ranks, "
-                        "and a torus job's engine, outnumber its usable CPUs), yes, no",
+                        "a blocked call yields the core between polls, and so does a nonblocking one "
+                        "(MPI_Test, MPI_Iprobe, ...) that finds nothing done: auto (when the node's "
+                        "ranks, and a torus job's engine, outnumber its usable CPUs), yes, no",
                         "auto,yes,no"};
 Setting async_progress{"PAMIR_ASYNC_PROGRESS", "1", Type::Bool,
                        "a nonblocking collective left waiting is advanced by a thread of Pamir's own while "

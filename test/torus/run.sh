@@ -26,8 +26,10 @@ passed=0
 failed=0
 export PAMIR_DEVICE=torus
 
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+# A case run by run() ends its line with its wall time, so a slow case shows in CI's log.
+elapsed=""
+pass() { echo "PASS $1${elapsed:+ [${elapsed}s]}"; passed=$((passed + 1)); elapsed=""; }
+fail() { echo "FAIL $1: $2${elapsed:+ [${elapsed}s]}"; failed=$((failed + 1)); elapsed=""; }
 
 programs="pt2pt_basic pt2pt_more pt2pt_order rdv requests_more persistent partitioned dt_transfer dt_types
   dt_coll dt_zero_copy coll_basic coll_persistent coll_sweep comm_basic intercomm neighbor topo_basic die"
@@ -55,9 +57,13 @@ run() {
   shift
   wanted "$name" || return 1
   if [ ! -x "$work/$prog" ]; then fail "$name" "program $prog was not built"; return 1; fi
+  local start end
+  start=$(date +%s.%N)
   env "${envs[@]+"${envs[@]}"}" "$mpirun" --timeout 120 -n "$np" "${opts[@]+"${opts[@]}"}" "$work/$prog" "$@" \
     >"$work/$name.out" 2>"$work/$name.err"
   local rc=$?
+  end=$(date +%s.%N)
+  elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
   if [ "$rc" != "$expect" ]; then
     fail "$name" "exit $rc, expected $expect; stderr: $(tail -5 "$work/$name.err" | tr '\n' '|') stdout: $(tail -3 "$work/$name.out" | tr '\n' '|')"
     return 1
