@@ -7,7 +7,9 @@
  * so every rank is an origin and a target at once. With the argument "computing", rank 1 then puts and
  * gets large regions at rank 0 while rank 0 computes without MPI calls: the target cannot share the
  * copies, and the origin must not wait for it (the flag protocol and its 15 s limit are rma_passive's;
- * like rma_passive, a quality goal beyond the standard, which needs cross-memory attach). 2 to 4 ranks. */
+ * like rma_passive, a quality goal beyond the standard, which needs cross-memory attach). With "paths",
+ * 2 ranks, only rank 0's put and get of PATH_BYTES and put of SHARE_BYTES to rank 1 run, so that
+ * run.sh can count with PAMIR_STATS which path each took. 2 to 4 ranks. */
 #include <stdint.h>
 
 #include "check.h"
@@ -301,6 +303,40 @@ static void computing_target(MPI_Win win, unsigned char *mine) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Between the 4 KiB pieces' limit (16 KiB) and the shared copies' start, a batch goes in offers of a
+ * whole 16 KiB slot: 3 for each of these (12 in pieces of 4 KiB). A batch of SHARE_BYTES is shared. */
+#define PATH_BYTES (48 << 10)
+#define SHARE_BYTES (256 << 10)
+
+static void one_path_each(MPI_Win win, unsigned char *mine) {
+  memset(mine, FILL, SHARE_BYTES);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    unsigned char *src = malloc(SHARE_BYTES), *dst = malloc(PATH_BYTES);
+    for (size_t i = 0; i < SHARE_BYTES; ++i) src[i] = pattern(0, 5, i);
+    memset(dst, 0, PATH_BYTES);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Put(src, PATH_BYTES, MPI_BYTE, 1, 0, PATH_BYTES, MPI_BYTE, win);
+    MPI_Win_flush(1, win);
+    MPI_Get(dst, PATH_BYTES, MPI_BYTE, 1, 0, PATH_BYTES, MPI_BYTE, win);
+    MPI_Win_flush(1, win);
+    CHECK(memcmp(dst, src, PATH_BYTES) == 0, "paths: %d bytes read back from rank 1 differ", PATH_BYTES);
+    MPI_Put(src, SHARE_BYTES, MPI_BYTE, 1, 0, SHARE_BYTES, MPI_BYTE, win);
+    MPI_Win_unlock(1, win);
+    free(src);
+    free(dst);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    int bad = -1;
+    for (size_t i = 0; i < SHARE_BYTES && bad < 0; ++i)
+      if (mine[i] != pattern(0, 5, i)) bad = (int)i;
+    CHECK(bad < 0, "paths: rank 0's %d-byte put differs at byte %d", SHARE_BYTES, bad);
+    MPI_Win_unlock(1, win);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -316,10 +352,15 @@ int main(int argc, char **argv) {
   const int prev = (rank + size - 1) % size, next = (rank + 1) % size;
   MPI_Group_incl(world, 1, &prev, &from);
   MPI_Group_incl(world, 1, &next, &to);
-  for (int mode = 0; mode < SYNCS; ++mode)
-    for (int round = 0; round < 2; ++round) one_round(mode, round, win, mine, bytes, from, to);
-  for (int mode = 0; mode < SYNCS; ++mode) side_by_side(mode, win, mine, bytes, from, to);
-  if (argc > 1 && strcmp(argv[1], "computing") == 0) computing_target(win, mine);
+  if (argc > 1 && strcmp(argv[1], "paths") == 0) {
+    CHECK(size == 2, "paths: needs 2 ranks, has %d", size);
+    if (size == 2) one_path_each(win, mine);
+  } else {
+    for (int mode = 0; mode < SYNCS; ++mode)
+      for (int round = 0; round < 2; ++round) one_round(mode, round, win, mine, bytes, from, to);
+    for (int mode = 0; mode < SYNCS; ++mode) side_by_side(mode, win, mine, bytes, from, to);
+    if (argc > 1 && strcmp(argv[1], "computing") == 0) computing_target(win, mine);
+  }
   MPI_Win_free(&win);
   MPI_Group_free(&from);
   MPI_Group_free(&to);

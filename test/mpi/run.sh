@@ -1028,6 +1028,16 @@ if has rma_atomic && shm_only rma_atomic.offers; then
       fail rma_batch.grown "small puts side by side did not join the offer the target had not taken: $(grep 'win\.offers' "$work/rma_batch.shared.err" | tr '\n' '|')"
     fi
   fi
+  # A put and a get of 48 KiB go in offers of a whole 16 KiB slot (3 each, 12 in 4 KiB pieces), a put of
+  # 256 KiB is shared: rank 0 makes 7 offers, one of them a share.
+  if run rma_batch.paths 0 2 PAMIR_STATS=1 -- rma_batch paths; then
+    if grep -q "rank 0 win.offers 7$" "$work/rma_batch.paths.err" &&
+      grep -q "rank 0 win.shared 1$" "$work/rma_batch.paths.err"; then
+      pass rma_batch.paths
+    else
+      fail rma_batch.paths "48 KiB not in 3 offers each, or 256 KiB not shared: $(grep -E 'rank 0 win\.(offers|shared) ' "$work/rma_batch.paths.err" | tr '\n' '|')"
+    fi
+  fi
   if run rma_passive.create.taken_back 0 2 PAMIR_STATS=1 -- rma_passive create; then
     if grep -Eq "win.offers_taken_back [1-9]" "$work/rma_passive.create.taken_back.err"; then
       pass rma_passive.create.taken_back
