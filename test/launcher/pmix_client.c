@@ -289,7 +289,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(mode, "kill") == 0) {
     if (rank == (pmix_rank_t)a) {
-      char host[256] = "", path[512];
+      char host[256] = "", path[sizeof me.nspace + sizeof host + 32];
       gethostname(host, sizeof host - 1);
       snprintf(path, sizeof path, "/dev/shm/pamir-%u-%s-%s", (unsigned)getuid(), me.nspace, host);
       int fd = open(path, O_CREAT | O_RDWR, 0600);
