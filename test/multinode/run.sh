@@ -327,7 +327,8 @@ if [[ -n $PREFIX ]]; then
                     grep -v '^pamir stats:' "$out" | head -n 8 | sed 's/^/    /' || true
                 fi
             else
-                fail "pamir $name: srun -N 2 -n 4 --mpi=pmix (exit $?)" "$t" "$(tail -n 30 "$out")"
+                # The program's own lines: PAMIR_STATS's counters, printed last, would hide its FAIL lines.
+                fail "pamir $name: srun -N 2 -n 4 --mpi=pmix (exit $?)" "$t" "$(grep -v '^pamir stats:' "$out" | tail -n 30)"
             fi
         done
         # PAMIR_DEVICE=shm with peers on the other host: MPI_Init refuses, naming a remote rank.
