@@ -182,6 +182,13 @@ Setting window_offers{
     "half of a larger copy), and taken back and done by cross-memory attach only if the "
     "target does not take them in time (0: always cross-memory attach)",
     nullptr};
+Setting window_slow_handoff_ns{
+    "PAMIR_WINDOW_SLOW_HANDOFF_NS", "150", Type::Count,
+    "where a window's offers measure a cache line's way between two node ranks' cores at or above this "
+    "many nanoseconds (a moving average), puts and gets offered from 4 KiB go through memory with streaming "
+    "stores, and batches above 16 KiB are shared rather than offered in whole slots (0: always so; "
+    "measured only where MPI_Wtime reads the time-stamp counter, else never so)",
+    nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER), or mr-local (the ofi device registers memory as a provider asking "
@@ -223,6 +230,7 @@ std::vector<Setting *> &all() {
                                      &direct_put,
                                      &mailbox,
                                      &window_offers,
+                                     &window_slow_handoff_ns,
                                      &wtime,
                                      &fault};
   return list;

@@ -110,6 +110,8 @@ const std::vector<Counter> &counters() {
        CounterKind::counter, "pami"},
       {"win.offers_grown", "win.offers_grown (PAMIR_STATS)", offsetof(Stats, win_offers_grown), 1,
        CounterKind::counter, "pami"},
+      {"win.offers_streamed", "win.offers_streamed (PAMIR_STATS)", offsetof(Stats, win_offers_streamed), 1,
+       CounterKind::counter, "pami"},
       {"win.served", "win.served (PAMIR_STATS)", offsetof(Stats, win_served), 1, CounterKind::counter,
        "pami"},
       {"win.shared", "win.shared (PAMIR_STATS)", offsetof(Stats, win_shared), 1, CounterKind::counter,

@@ -85,7 +85,8 @@ struct Stats {
   uint64_t win_offers = 0;
   uint64_t win_offers_taken_back = 0;
   uint64_t win_offers_taken = 0;
-  uint64_t win_offers_grown = 0;  // puts and gets that joined an offer not yet taken (Window::grow)
+  uint64_t win_offers_grown = 0;     // puts and gets that joined an offer not yet taken (Window::grow)
+  uint64_t win_offers_streamed = 0;  // puts and gets whose data went through memory (stream_copy.h)
   // Operations this rank sent its targets to serve (kDispatchWin).
   uint64_t win_served = 0;
   uint64_t win_shared = 0;  // batches whose cross-memory calls the target shared (window_batch.cc)

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "pami/bootstrap.h"
+#include "pami/clock.h"
 #include "pami/config.h"
 #include "pami/context.h"
 #include "pami/node_memory.h"
@@ -132,6 +133,12 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
       w->offer_stride_ = sizeof(WinOffer) + room;
       w->offer_slots_ = uint32_t(std::min<uint64_t>(kOfferSlots, budget / w->offer_stride_));
       w->offer_scan_ = node.size() <= kOfferScanRanks;
+      const uint64_t slow_ns = config::window_slow_handoff_ns.number;
+      if (!slow_ns)
+        w->handoff_slow_ticks_ = 0;
+      else if (g_wall.sec_per_tick > 0)
+        w->handoff_slow_ticks_ =
+            std::max<uint64_t>(1, uint64_t(double(slow_ns) * 1e-9 / g_wall.sec_per_tick));
       pair_bytes = w->offer_stride_ * w->offer_slots_;
       offers_at = round_up(at, kPage);
       at = offers_at + pair_bytes * node.size() * node.size();

@@ -82,16 +82,21 @@ struct alignas(64) WinOffer {
   // WinOfferState, in one word, so that each side reads and swaps both at once: a seq read apart from
   // its state could belong to the next offer the origin is writing into the slot.
   std::atomic<uint64_t> word;
-  uint8_t kind;  // WinOfferKind
-  uint8_t op;    // coll::OpKind
-  uint8_t elem;  // coll::ElemType
-  uint8_t unused;
+  uint8_t kind;    // WinOfferKind
+  uint8_t op;      // coll::OpKind
+  uint8_t elem;    // coll::ElemType
+  uint8_t stream;  // the target copies a get's data into the slot with streaming stores (stream_copy.h)
   uint32_t elem_bytes;
   uint32_t len;
-  uint32_t unused2;
-  uint64_t addr;  // in the target's address space
+  uint32_t alone;  // made with no other offer of the pair in flight (which the target could be busy with)
+  uint64_t addr;   // in the target's address space
   int64_t status;
-  uint8_t pad[24];
+  // Time-stamp counter when the origin made it, when the target took it and when it had done it, on one
+  // offer in kHandoffSampleEvery of those alone and of the others (else 0): how long a cache line takes to
+  // reach the target (Window::handoff_slow).
+  uint64_t made_tsc;
+  uint64_t taken_tsc;
+  uint64_t done_tsc;
 };
 static_assert(sizeof(WinOffer) == 64);
 enum : uint8_t { kPendingOffers = 1, kPendingBatch = 2 };  // WinTarget::pending
@@ -106,6 +111,18 @@ constexpr uint64_t kShareMinBytes = uint64_t(32) << 10;
 // handed over in 0.3 us), 32 and 64 KiB puts and gets went from 1.0-1.24 of the faster other (a shared
 // copy) to 0.55-0.89 so; at 128 KiB it was a draw.
 constexpr uint64_t kOfferPieceBytes = 4096;
+// Where a cache line takes longer than PAMIR_WINDOW_SLOW_HANDOFF_NS to reach the other rank (measured
+// on offers, one in kHandoffSampleEvery, a moving average over kHandoffWeight), the cores hand lines
+// over slowly: another core complex, another socket, or a virtual machine's cores at times (issue 21's
+// sixth stop measured 70-110 ns and 250-450 ns on one machine, alternating within seconds). Puts and gets
+// offered from kStreamMinBytes then go through memory rather than from cache to cache (stream_copy.h),
+// and batches above kOfferPiecesMax are shared rather than offered in whole slots. On that machine, in a
+// slow phase, a 16 KiB get took 4.5 us so against 7.5, a 64 KiB one 8.2 against 21; in a fast phase
+// each way lost (3.6 against 2.3 us at 16 KiB, 7.1 against 6.4 at 64 KiB).
+constexpr uint64_t kHandoffSampleEvery = 8;
+constexpr unsigned kHandoffWeight = 8;
+constexpr uint32_t kHandoffCleanBytes = 256;
+constexpr uint64_t kStreamMinBytes = 4096;
 constexpr uint64_t kOfferRoomMax = uint64_t(16) << 10;
 constexpr uint64_t kOfferPipeMax = uint64_t(64) << 10;
 // Puts and gets from this size wait in a batch: a bandwidth window of 64 puts of 4 KiB moves at 14.8
@@ -167,6 +184,9 @@ struct WinTarget {
   void *offer_answer[kOfferSlots] = {};  // where each outstanding offer's answer goes
   uint8_t offer_misses = 0;              // offers in a row the target did not take in time
   uint16_t offer_skips = 0;              // operations sent through the device since the target last missed
+  uint64_t handoff_ticks = 0;            // moving average of a line's way to it (WinOffer::made_tsc), ticks
+  uint8_t handoff_count[2] = {};         // offers made with others in flight and alone, of which one
+                                         // in kHandoffSampleEvery is timed
   // What a flush of it must finish first, in one byte so that the flush of a target with nothing
   // pending tests it once.
   uint8_t pending = 0;
@@ -354,6 +374,11 @@ class Window {
   static constexpr size_t kOfferScanRanks = 8;
   bool offer_scan_ = false;
   uint64_t offer_stride_ = 0;  // bytes from one slot to the next
+  // PAMIR_WINDOW_SLOW_HANDOFF_NS in time-stamp counter ticks: 0, always slow; never reached where the
+  // counter is not the clock. Only between those is the way measured.
+  uint64_t handoff_slow_ticks_ = ~uint64_t(0);
+  bool handoff_measured() const { return handoff_slow_ticks_ && handoff_slow_ticks_ != ~uint64_t(0); }
+  bool handoff_slow(uint32_t r) const { return targets_[r].handoff_ticks >= handoff_slow_ticks_; }
   struct OfferIn {
     WinOffer *first;  // the node rank's slots toward this rank
     uint32_t task;

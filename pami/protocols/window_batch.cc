@@ -9,10 +9,11 @@
 // Operations side by side in both memories join into one entry. A batch is then moved by whichever is
 // fastest for its size: up to kOfferPiecesMax in all, in offers of kOfferPieceBytes each (the origin
 // fills a slot while the target empties the one before); up to kOfferPipeMax, in offers of a whole slot
-// each where slots are kOfferRoomMax; from kShareMinBytes beyond those, by two cores at once, the
-// origin's cross-memory call doing the first half while the target's progress does the second (an
-// offer whose data is the list of the target's pieces, which the origin takes back and does itself if
-// the target is not there to take it); else one call.
+// each where slots are kOfferRoomMax and the cores hand a cache line over quickly (Window::handoff_slow);
+// from kShareMinBytes beyond those, by two cores at once, the origin's cross-memory call doing the first
+// half while the target's progress does the second (an offer whose data is the list of the target's
+// pieces, which the origin takes back and does itself if the target is not there to take it); else one
+// call.
 #include <algorithm>
 #include <cerrno>
 
@@ -55,7 +56,8 @@ void Window::submit() {
   for (unsigned i = 0; i < n; ++i) bytes += batch_.local[i].iov_len;
   int rc = 0;
   const bool small = bytes <= kOfferPiecesMax;
-  if (targets_[r].offer && (small || (bytes <= kOfferPipeMax && offer_bytes_ >= kOfferRoomMax))) {
+  const bool pipe = bytes <= kOfferPipeMax && offer_bytes_ >= kOfferRoomMax && !handoff_slow(r);
+  if (targets_[r].offer && (small || pipe)) {
     const uint64_t piece = small ? kOfferPieceBytes : offer_bytes_;
     for (unsigned i = 0; i < n; ++i) {
       int one = 0;

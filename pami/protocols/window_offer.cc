@@ -7,11 +7,16 @@
 // both sides finish in order (each carries its seq), so one origin's operations to one target stay in
 // order. A target that lets offers lapse is offered nothing for a while (the origin goes straight to the
 // device).
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "pami/context.h"
+#include "pami/stream_copy.h"
 #include "pami/window.h"
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 namespace pamir {
 
@@ -23,6 +28,14 @@ constexpr unsigned kOfferPatience = 2000;
 // through the device before it offers again.
 constexpr uint8_t kOfferMissesMax = 2;
 constexpr uint16_t kOfferQuiet = 256;
+
+uint64_t stamp() {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  return 0;  // no handoff measured: Window::handoff_slow stays false
+#endif
+}
 }  // namespace
 
 bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare,
@@ -42,9 +55,15 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   const uint64_t seq = t.offer_head;
   WinOffer *o = offer_slot(t.offer, seq);
   uint8_t *d = offer_data(o);
-  if (src) std::memcpy(d, src, len);
+  const bool stream = !op && len >= kStreamMinBytes && handoff_slow(r);
+  if (src && stream)
+    stream_copy(d, src, len);
+  else if (src)
+    std::memcpy(d, src, len);
   if (compare) std::memcpy(d + len, compare, len);
   o->kind = kind;
+  o->stream = stream && kind == kOfferGet;
+  stats().win_offers_streamed += stream;
   if (op) {
     o->op = uint8_t(op->op);
     o->elem = uint8_t(op->elem);
@@ -53,6 +72,11 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   o->len = len;
   o->addr = addr;
   o->status = 0;
+  o->taken_tsc = 0;
+  o->done_tsc = 0;
+  // Counted apart, so that the pieces of operations that come in a fixed number of them are all timed.
+  o->alone = t.offer_tail == seq;
+  o->made_tsc = handoff_measured() && ++t.handoff_count[o->alone] % kHandoffSampleEvery == 0 ? stamp() : 0;
   o->word.store(offer_word(seq, kOfferMade), std::memory_order_release);
   if (!offer_scan_) t.ctl->offers.fetch_add(1, std::memory_order_release);
   ctx_.coll_notify(t.task);
@@ -81,6 +105,7 @@ bool Window::grow(uint32_t r, uint8_t kind, const void *src, void *answer, uint6
     return false;  // taken, or being taken: a new offer
   if (src) std::memcpy(offer_data(o) + had, src, len);
   o->len = had + len;
+  if (o->made_tsc) o->made_tsc = stamp();  // made again now
   o->word.store(offer_word(seq, kOfferMade), std::memory_order_release);
   ++stats().win_offers_grown;
   return true;
@@ -94,6 +119,7 @@ bool Window::settle_one(uint32_t r, bool impatient) {
   const uint64_t seq = t.offer_tail;
   WinOffer *o = offer_slot(t.offer, seq);
   const uint64_t made = offer_word(seq, kOfferMade), done = offer_word(seq, kOfferDone);
+  const uint64_t arrived = o->made_tsc ? stamp() : 0;
   uint64_t s = o->word.load(std::memory_order_acquire);
   for (unsigned i = 0; !impatient && s == made && i < kOfferPatience; ++i) {
     ctx_.advance();
@@ -108,6 +134,24 @@ bool Window::settle_one(uint32_t r, bool impatient) {
     taken_back = true;
   } else if (s != done) {  // the target is doing it now
     ctx_.wait_until([o, done] { return o->word.load(std::memory_order_acquire) == done; }, 20);
+  }
+  if (!taken_back && arrived) {
+    // A line's way each way holds more than the line where data went into the slot just before: the
+    // target's take waits out the invalidations of the slot lines the origin wrote, the origin's sight of
+    // the answer those of the lines the target wrote. So each way counts only after little data: the
+    // take with nothing before it in flight, the answer if the origin was already waiting for it. The
+    // shorter is the line.
+    const bool origin_wrote = o->kind != kOfferGet && o->len > kHandoffCleanBytes;
+    const bool target_wrote = (o->kind == kOfferGet || o->kind == kOfferFetch || o->kind == kOfferCas) &&
+                              o->len > kHandoffCleanBytes;
+    uint64_t took = ~uint64_t(0);
+    if (o->alone && !origin_wrote && o->taken_tsc > o->made_tsc) took = o->taken_tsc - o->made_tsc;
+    if (!target_wrote && o->done_tsc > arrived) took = std::min(took, stamp() - o->done_tsc);
+    if (took != ~uint64_t(0)) {
+      // A target away from its progress for a while counts as a slow line, but as no more than two.
+      took = std::min(took, 2 * handoff_slow_ticks_);
+      t.handoff_ticks = (t.handoff_ticks * (kHandoffWeight - 1) + took) / kHandoffWeight;
+    }
   }
   if (o->status && !taken_back && (o->kind == kOfferPull || o->kind == kOfferPush))
     o->status = do_share_there(r, o);  // the target could not reach this process's memory: redone here
@@ -159,9 +203,11 @@ void Window::take_offers() {
       if (seq != in.next || s != kOfferMade ||
           !o->word.compare_exchange_strong(w, offer_word(seq, kOfferTaken), std::memory_order_acquire))
         break;
+      if (o->made_tsc) o->taken_tsc = stamp();
       if (!offer_scan_) me->offers.fetch_sub(1, std::memory_order_relaxed);
       ++stats().win_offers_taken;
       o->status = do_offer_here(o, in.task);
+      if (o->made_tsc) o->done_tsc = stamp();
       o->word.store(offer_word(seq, kOfferDone), std::memory_order_release);
       ++in.next;
       took = true;
@@ -182,7 +228,10 @@ int64_t Window::do_offer_here(WinOffer *o, uint32_t origin_task) {
       std::memcpy(at, d, len);
       return 0;
     case kOfferGet:
-      std::memcpy(d, at, len);
+      if (o->stream)
+        stream_copy(d, at, len);
+      else
+        std::memcpy(d, at, len);
       return 0;
     default:
       break;

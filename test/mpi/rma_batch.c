@@ -3,13 +3,14 @@
  * (pami/protocols/window_batch.cc): sizes around each of those switches, laid out with gaps in the
  * target's memory, under lock and flush, fence, and post/start/complete/wait, mixed with small puts,
  * request-based puts and accumulates to the same target; every region and every gap is checked byte by
- * byte by the origin (reading back) and by the target (its own memory). Each rank works on the next one,
- * so every rank is an origin and a target at once. With the argument "computing", rank 1 then puts and
- * gets large regions at rank 0 while rank 0 computes without MPI calls: the target cannot share the
- * copies, and the origin must not wait for it (the flag protocol and its 15 s limit are rma_passive's;
- * like rma_passive, a quality goal beyond the standard, which needs cross-memory attach). With "paths",
- * 2 ranks, only rank 0's put and get of PATH_BYTES and put of SHARE_BYTES to rank 1 run, so that
- * run.sh can count with PAMIR_STATS which path each took. 2 to 4 ranks. */
+ * byte by the origin (reading back) and by the target (its own memory); then every region alone, each
+ * flushed before the next. Each rank works on the next one, so every rank is an origin and a target at
+ * once. With the argument "computing", rank 1 then puts and gets large regions at rank 0 while rank 0
+ * computes without MPI calls: the target cannot share the copies, and the origin must not wait for it
+ * (the flag protocol and its 15 s limit are rma_passive's; like rma_passive, a quality goal beyond the
+ * standard, which needs cross-memory attach). With "paths", 2 ranks, only rank 0's put and get of
+ * PATH_BYTES and put of SHARE_BYTES to rank 1 run, so that run.sh can count with PAMIR_STATS which path
+ * each took. 2 to 4 ranks. */
 #include <stdint.h>
 
 #include "check.h"
@@ -157,6 +158,50 @@ static void one_round(int mode, int round, MPI_Win win, unsigned char *mine, siz
           sync_name[mode], round, sizes[k], touched);
   }
   MPI_Win_unlock(rank, win);
+  free(src);
+  free(dst);
+}
+
+/* Every region put and read back alone, each flushed before the next: alone in its batch, a region goes
+ * to the target as Pamir's size and the cores' handoff choose (offers in pieces or in whole slots, with
+ * streaming stores or not, shared, or one call), rather than in the large batches of one_round. */
+static void one_by_one(int round, MPI_Win win, unsigned char *mine, size_t bytes) {
+  const int peer = (rank + 1) % size, prev = (rank + size - 1) % size;
+  const size_t total = region_at(NSIZES);
+  unsigned char *src = malloc(total), *dst = malloc(total);
+  for (size_t i = 0; i < total; ++i) src[i] = pattern(rank, round + 2, i);
+  memset(dst, 0, total);
+  memset(mine, FILL, bytes);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win);
+  for (int k = 0; k < NSIZES; ++k) {
+    MPI_Put(src + region_at(k), sizes[k], MPI_BYTE, peer, (MPI_Aint)region_at(k), sizes[k], MPI_BYTE, win);
+    MPI_Win_flush(peer, win);
+  }
+  for (int k = 0; k < NSIZES; ++k) {
+    MPI_Get(dst + region_at(k), sizes[k], MPI_BYTE, peer, (MPI_Aint)region_at(k), sizes[k], MPI_BYTE, win);
+    MPI_Win_flush(peer, win);
+  }
+  MPI_Win_unlock(peer, win);
+  for (int k = 0; k < NSIZES; ++k) {
+    const size_t at = region_at(k);
+    CHECK(memcmp(dst + at, src + at, (size_t)sizes[k]) == 0,
+          "one by one, round %d: %d bytes read back from rank %d differ", round, sizes[k], peer);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+  for (int k = 0; k < NSIZES; ++k) {
+    const size_t at = region_at(k);
+    int bad = -1, touched = -1;
+    for (int i = 0; i < sizes[k] && bad < 0; ++i)
+      if (mine[at + (size_t)i] != pattern(prev, round + 2, at + (size_t)i)) bad = i;
+    for (int i = 0; i < GAP && touched < 0; ++i)
+      if (mine[at + (size_t)sizes[k] + (size_t)i] != FILL) touched = i;
+    CHECK(bad < 0 && touched < 0, "one by one, round %d: rank %d's %d-byte put differs at byte %d, gap at %d",
+          round, prev, sizes[k], bad, touched);
+  }
+  MPI_Win_unlock(rank, win);
+  MPI_Barrier(MPI_COMM_WORLD);
   free(src);
   free(dst);
 }
@@ -359,6 +404,7 @@ int main(int argc, char **argv) {
     for (int mode = 0; mode < SYNCS; ++mode)
       for (int round = 0; round < 2; ++round) one_round(mode, round, win, mine, bytes, from, to);
     for (int mode = 0; mode < SYNCS; ++mode) side_by_side(mode, win, mine, bytes, from, to);
+    for (int round = 0; round < 2; ++round) one_by_one(round, win, mine, bytes);
     if (argc > 1 && strcmp(argv[1], "computing") == 0) computing_target(win, mine);
   }
   MPI_Win_free(&win);

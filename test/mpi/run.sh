@@ -1038,8 +1038,9 @@ if has rma_atomic && shm_only rma_atomic.offers; then
     fi
   fi
   # A put and a get of 48 KiB go in offers of a whole 16 KiB slot (3 each, 12 in 4 KiB pieces), a put of
-  # 256 KiB is shared: rank 0 makes 7 offers, one of them a share.
-  if run rma_batch.paths 0 2 PAMIR_STATS=1 -- rma_batch paths; then
+  # 256 KiB is shared: rank 0 makes 7 offers, one of them a share. That is where the cores hand a cache
+  # line over quickly, which the run pins (a slow line would share the 48 KiB too, as below).
+  if run rma_batch.paths 0 2 PAMIR_STATS=1 PAMIR_WINDOW_SLOW_HANDOFF_NS=1000000 -- rma_batch paths; then
     if grep -q "rank 0 win.offers 7$" "$work/rma_batch.paths.err" &&
       grep -q "rank 0 win.shared 1$" "$work/rma_batch.paths.err"; then
       pass rma_batch.paths
@@ -1047,6 +1048,26 @@ if has rma_atomic && shm_only rma_atomic.offers; then
       fail rma_batch.paths "48 KiB not in 3 offers each, or 256 KiB not shared: $(grep -E 'rank 0 win\.(offers|shared) ' "$work/rma_batch.paths.err" | tr '\n' '|')"
     fi
   fi
+  # Where the cores hand a line over slowly (0: taken as always so), every batch above 16 KiB is shared
+  # (rank 0: 3 offers, each a share) and puts and gets offered from 4 KiB go with streaming stores; the
+  # data is checked byte by byte either way.
+  if run rma_batch.paths.slow_handoff 0 2 PAMIR_STATS=1 PAMIR_WINDOW_SLOW_HANDOFF_NS=0 -- rma_batch paths; then
+    if grep -q "rank 0 win.offers 3$" "$work/rma_batch.paths.slow_handoff.err" &&
+      grep -q "rank 0 win.shared 3$" "$work/rma_batch.paths.slow_handoff.err"; then
+      pass rma_batch.paths.slow_handoff
+    else
+      fail rma_batch.paths.slow_handoff "48 and 256 KiB not shared, 3 offers: $(grep -E 'rank 0 win\.(offers|shared) ' "$work/rma_batch.paths.slow_handoff.err" | tr '\n' '|')"
+    fi
+  fi
+  for np in 2 3; do
+    if run "rma_batch.slow_handoff.np$np" 0 "$np" PAMIR_STATS=1 PAMIR_WINDOW_SLOW_HANDOFF_NS=0 -- rma_batch; then
+      if grep -Eq "rank 0 win.offers_streamed [1-9]" "$work/rma_batch.slow_handoff.np$np.err"; then
+        pass "rma_batch.slow_handoff.np$np ($(tail -1 "$work/rma_batch.slow_handoff.np$np.out"))"
+      else
+        fail "rma_batch.slow_handoff.np$np" "no offer streamed: $(grep 'win\.offers' "$work/rma_batch.slow_handoff.np$np.err" | tr '\n' '|')"
+      fi
+    fi
+  done
   if run rma_passive.create.taken_back 0 2 PAMIR_STATS=1 -- rma_passive create; then
     if grep -Eq "win.offers_taken_back [1-9]" "$work/rma_passive.create.taken_back.err"; then
       pass rma_passive.create.taken_back
