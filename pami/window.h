@@ -92,7 +92,7 @@ struct alignas(64) WinOffer {
   uint64_t addr;   // in the target's address space
   int64_t status;
   // Time-stamp counter when the origin made it, when the target took it and when it had done it, on one
-  // offer in kHandoffSampleEvery of those alone and of the others (else 0): how long a cache line takes to
+  // offer in kHandoffSampleEvery (else 0): how long a cache line takes to
   // reach the target (Window::handoff_slow).
   uint64_t made_tsc;
   uint64_t taken_tsc;
@@ -107,11 +107,14 @@ constexpr uint32_t kOfferSlots = 16;  // per ordered pair at most: offers in fli
 constexpr uint64_t kOfferPiecesMax = uint64_t(16) << 10;
 constexpr uint64_t kShareMinBytes = uint64_t(32) << 10;
 // An operation of up to kOfferPiecesMax is offered in pieces of kOfferPieceBytes; a larger batch, up to
-// kOfferPipeMax, in pieces of a whole slot (up to kOfferRoomMax): measured in a slow phase (a cache line
-// handed over in 0.3 us), 32 and 64 KiB puts and gets went from 1.0-1.24 of the faster other (a shared
-// copy) to 0.55-0.89 so; at 128 KiB it was a draw.
+// kOfferPipeMax, in pieces of a whole slot (up to kOfferRoomMax): measured on the machine of issue 21's
+// first table in a slow phase (a cache line handed over in 0.3 us), 32 and 64 KiB puts and gets went from
+// 1.0-1.24 of the faster other (a shared copy) to 0.55-0.89 so; at 128 KiB it was a draw. On the machine
+// of its sixth stop, slow phases went the other way (below).
 constexpr uint64_t kOfferPieceBytes = 4096;
-// Where a cache line takes longer than PAMIR_WINDOW_SLOW_HANDOFF_NS to reach the other rank (measured
+constexpr uint64_t kOfferRoomMax = uint64_t(16) << 10;
+constexpr uint64_t kOfferPipeMax = uint64_t(64) << 10;
+// Where a cache line takes PAMIR_WINDOW_SLOW_HANDOFF_NS or longer to reach the other rank (measured
 // on offers, one in kHandoffSampleEvery, a moving average over kHandoffWeight), the cores hand lines
 // over slowly: another core complex, another socket, or a virtual machine's cores at times (issue 21's
 // sixth stop measured 70-110 ns and 250-450 ns on one machine, alternating within seconds). Puts and gets
@@ -119,12 +122,11 @@ constexpr uint64_t kOfferPieceBytes = 4096;
 // and batches above kOfferPiecesMax are shared rather than offered in whole slots. On that machine, in a
 // slow phase, a 16 KiB get took 4.5 us so against 7.5, a 64 KiB one 8.2 against 21; in a fast phase
 // each way lost (3.6 against 2.3 us at 16 KiB, 7.1 against 6.4 at 64 KiB).
-constexpr uint64_t kHandoffSampleEvery = 8;
+constexpr unsigned kHandoffSampleBits = 3;
+constexpr uint64_t kHandoffSampleEvery = uint64_t(1) << kHandoffSampleBits;
 constexpr unsigned kHandoffWeight = 8;
 constexpr uint32_t kHandoffCleanBytes = 256;
 constexpr uint64_t kStreamMinBytes = 4096;
-constexpr uint64_t kOfferRoomMax = uint64_t(16) << 10;
-constexpr uint64_t kOfferPipeMax = uint64_t(64) << 10;
 // Puts and gets from this size wait in a batch: a bandwidth window of 64 puts of 4 KiB moves at 14.8
 // GB/s so (two cross-memory calls), 7.4 GB/s as offers; of 1 KiB, at 4.1 against 8.6 GB/s as offers.
 constexpr uint64_t kDeferMinBytes = 2048;
@@ -185,8 +187,6 @@ struct WinTarget {
   uint8_t offer_misses = 0;              // offers in a row the target did not take in time
   uint16_t offer_skips = 0;              // operations sent through the device since the target last missed
   uint64_t handoff_ticks = 0;            // moving average of a line's way to it (WinOffer::made_tsc), ticks
-  uint8_t handoff_count[2] = {};         // offers made with others in flight and alone, of which one
-                                         // in kHandoffSampleEvery is timed
   // What a flush of it must finish first, in one byte so that the flush of a target with nothing
   // pending tests it once.
   uint8_t pending = 0;
@@ -305,6 +305,7 @@ class Window {
                                         (seq % offer_slots_) * offer_stride_);
   }
   bool settle_one(uint32_t r, bool impatient);  // the oldest outstanding offer; true if taken back
+  void note_handoff(WinTarget &t, const WinOffer *o, uint64_t arrived);
   bool offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare, void *answer,
              uint64_t addr, uint32_t len);
   bool grow(uint32_t r, uint8_t kind, const void *src, void *answer, uint64_t addr, uint32_t len);

@@ -63,7 +63,7 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   if (compare) std::memcpy(d + len, compare, len);
   o->kind = kind;
   o->stream = stream && kind == kOfferGet;
-  stats().win_offers_streamed += stream;
+  if (stream) ++stats().win_offers_streamed;
   if (op) {
     o->op = uint8_t(op->op);
     o->elem = uint8_t(op->elem);
@@ -72,11 +72,16 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   o->len = len;
   o->addr = addr;
   o->status = 0;
-  o->taken_tsc = 0;
-  o->done_tsc = 0;
-  // Counted apart, so that the pieces of operations that come in a fixed number of them are all timed.
-  o->alone = t.offer_tail == seq;
-  o->made_tsc = handoff_measured() && ++t.handoff_count[o->alone] % kHandoffSampleEvery == 0 ? stamp() : 0;
+  // One in kHandoffSampleEvery timed, picked by a hash of its seq rather than every eighth, which the
+  // pieces of operations that come in 2 or 4 of them would always meet at the same piece.
+  uint64_t made = 0;
+  if ((seq * 0x9e3779b97f4a7c15ull) >> (64 - kHandoffSampleBits) == 0 && handoff_measured()) {
+    o->alone = t.offer_tail == seq;
+    o->taken_tsc = 0;
+    o->done_tsc = 0;
+    made = stamp();
+  }
+  o->made_tsc = made;
   o->word.store(offer_word(seq, kOfferMade), std::memory_order_release);
   if (!offer_scan_) t.ctl->offers.fetch_add(1, std::memory_order_release);
   ctx_.coll_notify(t.task);
@@ -135,24 +140,7 @@ bool Window::settle_one(uint32_t r, bool impatient) {
   } else if (s != done) {  // the target is doing it now
     ctx_.wait_until([o, done] { return o->word.load(std::memory_order_acquire) == done; }, 20);
   }
-  if (!taken_back && arrived) {
-    // A line's way each way holds more than the line where data went into the slot just before: the
-    // target's take waits out the invalidations of the slot lines the origin wrote, the origin's sight of
-    // the answer those of the lines the target wrote. So each way counts only after little data: the
-    // take with nothing before it in flight, the answer if the origin was already waiting for it. The
-    // shorter is the line.
-    const bool origin_wrote = o->kind != kOfferGet && o->len > kHandoffCleanBytes;
-    const bool target_wrote = (o->kind == kOfferGet || o->kind == kOfferFetch || o->kind == kOfferCas) &&
-                              o->len > kHandoffCleanBytes;
-    uint64_t took = ~uint64_t(0);
-    if (o->alone && !origin_wrote && o->taken_tsc > o->made_tsc) took = o->taken_tsc - o->made_tsc;
-    if (!target_wrote && o->done_tsc > arrived) took = std::min(took, stamp() - o->done_tsc);
-    if (took != ~uint64_t(0)) {
-      // A target away from its progress for a while counts as a slow line, but as no more than two.
-      took = std::min(took, 2 * handoff_slow_ticks_);
-      t.handoff_ticks = (t.handoff_ticks * (kHandoffWeight - 1) + took) / kHandoffWeight;
-    }
-  }
+  if (!taken_back && arrived) note_handoff(t, o, arrived);
   if (o->status && !taken_back && (o->kind == kOfferPull || o->kind == kOfferPush))
     o->status = do_share_there(r, o);  // the target could not reach this process's memory: redone here
   const uint8_t *d = offer_data(o);
@@ -171,6 +159,26 @@ bool Window::settle_one(uint32_t r, bool impatient) {
   t.offer_tail = seq + 1;
   if (t.offer_tail == t.offer_head) t.pending &= uint8_t(~kPendingOffers);
   return taken_back;
+}
+
+// A timed offer the target did: how long a line took to cross (WinTarget::handoff_ticks).
+void Window::note_handoff(WinTarget &t, const WinOffer *o, uint64_t arrived) {
+  // A line's way each way holds more than the line where data went into the slot just before: the
+  // target's take waits out the invalidations of the slot lines the origin wrote, the origin's sight of
+  // the answer those of the lines the target wrote. So each way counts only after little data: the
+  // take with nothing before it in flight, the answer if the origin was already waiting for it. The
+  // shorter is the line.
+  const bool origin_wrote = o->kind != kOfferGet && o->len > kHandoffCleanBytes;
+  const bool target_wrote =
+      (o->kind == kOfferGet || o->kind == kOfferFetch || o->kind == kOfferCas) && o->len > kHandoffCleanBytes;
+  uint64_t took = ~uint64_t(0);
+  if (o->alone && !origin_wrote && o->taken_tsc > o->made_tsc) took = o->taken_tsc - o->made_tsc;
+  if (!target_wrote && o->done_tsc > arrived) took = std::min(took, stamp() - o->done_tsc);
+  if (took != ~uint64_t(0)) {
+    // A target away from its progress for a while counts as a slow line, but as no more than two.
+    took = std::min(took, 2 * handoff_slow_ticks_);
+    t.handoff_ticks = (t.handoff_ticks * (kHandoffWeight - 1) + took) / kHandoffWeight;
+  }
 }
 
 void Window::settle(uint32_t r) {

@@ -1037,28 +1037,32 @@ if has rma_atomic && shm_only rma_atomic.offers; then
       fail rma_batch.grown "small puts side by side did not join the offer the target had not taken: $(grep 'win\.offers' "$work/rma_batch.shared.err" | tr '\n' '|')"
     fi
   fi
-  # A put and a get of 48 KiB go in offers of a whole 16 KiB slot (3 each, 12 in 4 KiB pieces), a put of
-  # 256 KiB is shared: rank 0 makes 7 offers, one of them a share. That is where the cores hand a cache
-  # line over quickly, which the run pins (a slow line would share the 48 KiB too, as below).
-  if run rma_batch.paths 0 2 PAMIR_STATS=1 PAMIR_WINDOW_SLOW_HANDOFF_NS=1000000 -- rma_batch paths; then
-    if grep -q "rank 0 win.offers 7$" "$work/rma_batch.paths.err" &&
-      grep -q "rank 0 win.shared 1$" "$work/rma_batch.paths.err"; then
-      pass rma_batch.paths
+  # Which path each of rank 0's batches took, counted by PAMIR_STATS, holds only while rank 1 takes
+  # its offers: one it lets lapse is taken back, and after two rank 0 offers nothing for a while. The
+  # target spins instead of sleeping (on the machine of issue 21's sixth stop a sleeping process took
+  # about 1.5 ms to wake, beyond an offer's patience), and a run in which an offer was still taken back
+  # anyway (the host ran something else on the target's core) is run again, up to 5 times.
+  paths_case() {  # name, PAMIR_WINDOW_SLOW_HANDOFF_NS, offers and shares rank 0 must count, what they are
+    local name=$1 slow_ns=$2 offers=$3 shares=$4 what=$5 try
+    for try in 1 2 3 4 5; do
+      run "$name" 0 2 PAMIR_STATS=1 PAMIR_SPIN_COUNT=1000000000 PAMIR_WINDOW_SLOW_HANDOFF_NS="$slow_ns" -- rma_batch paths || return
+      grep -q "rank 0 win.offers_taken_back 0$" "$work/$name.err" && break
+    done
+    if ! grep -q "rank 0 win.offers_taken_back 0$" "$work/$name.err"; then
+      fail "$name" "rank 1 let offers lapse in 5 runs: $(grep 'rank 0 win\.offers_taken_back' "$work/$name.err")"
+    elif grep -q "rank 0 win.offers $offers$" "$work/$name.err" && grep -q "rank 0 win.shared $shares$" "$work/$name.err"; then
+      pass "$name (run $try)"
     else
-      fail rma_batch.paths "48 KiB not in 3 offers each, or 256 KiB not shared: $(grep -E 'rank 0 win\.(offers|shared) ' "$work/rma_batch.paths.err" | tr '\n' '|')"
+      fail "$name" "$what: $(grep -E 'rank 0 win\.(offers|shared) ' "$work/$name.err" | tr '\n' '|')"
     fi
-  fi
-  # Where the cores hand a line over slowly (0: taken as always so), every batch above 16 KiB is shared
-  # (rank 0: 3 offers, each a share) and puts and gets offered from 4 KiB go with streaming stores; the
-  # data is checked byte by byte either way.
-  if run rma_batch.paths.slow_handoff 0 2 PAMIR_STATS=1 PAMIR_WINDOW_SLOW_HANDOFF_NS=0 -- rma_batch paths; then
-    if grep -q "rank 0 win.offers 3$" "$work/rma_batch.paths.slow_handoff.err" &&
-      grep -q "rank 0 win.shared 3$" "$work/rma_batch.paths.slow_handoff.err"; then
-      pass rma_batch.paths.slow_handoff
-    else
-      fail rma_batch.paths.slow_handoff "48 and 256 KiB not shared, 3 offers: $(grep -E 'rank 0 win\.(offers|shared) ' "$work/rma_batch.paths.slow_handoff.err" | tr '\n' '|')"
-    fi
-  fi
+  }
+  # Where the cores hand a cache line over quickly (pinned), a put and a get of 48 KiB go in offers of a
+  # whole 16 KiB slot (3 each, 12 in 4 KiB pieces), a put of 256 KiB is shared: 7 offers, one a share.
+  paths_case rma_batch.paths 1000000 7 1 "48 KiB not in 3 offers each, or 256 KiB not shared"
+  # Where they hand it over slowly (0: taken as always so), every batch above 16 KiB is shared: 3 offers,
+  # each a share. Below, puts and gets offered from 4 KiB go with streaming stores; the data is checked
+  # byte by byte either way.
+  paths_case rma_batch.paths.slow_handoff 0 3 3 "48 and 256 KiB not shared, in 3 offers"
   for np in 2 3; do
     if run "rma_batch.slow_handoff.np$np" 0 "$np" PAMIR_STATS=1 PAMIR_WINDOW_SLOW_HANDOFF_NS=0 -- rma_batch; then
       if grep -Eq "rank 0 win.offers_streamed [1-9]" "$work/rma_batch.slow_handoff.np$np.err"; then
