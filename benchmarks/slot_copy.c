@@ -6,6 +6,9 @@
  * timed in turn (glibc's memcpy, an AVX2 loop, an SSE2 loop, `rep movsb`), so that the copy's own
  * instructions can be told from the handoff: on the machine of issue 21's fifth stop all four took the
  * same time, 5-7 us for 64 KiB in a fast phase of benchmarks/cacheline.c and 19-23 us in a slow one.
+ * A fifth, "streamed", has the target copy into the slot with streaming stores (as Pamir does where it
+ * measures a slow line, pami/stream_copy.cc) and the origin out of it with memcpy: the lines go through
+ * memory, not from one cache to the other; at the sixth stop it took 8-9 us in either phase.
  *
  *   cc -O2 -o slot_copy benchmarks/slot_copy.c && ./slot_copy [BYTES [ROUND_TRIPS]]   (65536, 20000)
  */
@@ -62,6 +65,26 @@ static void copy_sse2(void *dst, const void *src, size_t n) {
   memcpy(d + i, s + i, n - i);
 }
 
+/* Streaming stores from a 16-byte aligned destination (the slot is page aligned), then a fence, as
+ * pami/stream_copy.cc. */
+static void copy_streamed(void *dst, const void *src, size_t n) {
+  uint8_t *d = dst;
+  const uint8_t *s = src;
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+    const __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+    const __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+    const __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+    _mm_stream_si128((__m128i *)(d + i), a);
+    _mm_stream_si128((__m128i *)(d + i + 16), b);
+    _mm_stream_si128((__m128i *)(d + i + 32), c);
+    _mm_stream_si128((__m128i *)(d + i + 48), e);
+  }
+  memcpy(d + i, s + i, n - i);
+  _mm_sfence();
+}
+
 static void copy_libc(void *dst, const void *src, size_t n) {
   memcpy(dst, src, n);
 }
@@ -81,11 +104,16 @@ int main(int argc, char **argv) {
   const size_t bytes = argc > 1 ? strtoull(argv[1], NULL, 10) : 65536;
   const uint64_t trips = argc > 2 ? strtoull(argv[2], NULL, 10) : 20000;
   if (!bytes || trips < 10) return 1;
+  /* The target's copy into the slot, then the origin's out of it. */
   static const struct {
     const char *name;
     void (*copy)(void *, const void *, size_t);
-  } loops[] = {
-      {"memcpy", copy_libc}, {"avx2", copy_avx2}, {"sse2", copy_sse2}, {"rep movsb", copy_rep_movsb}};
+    void (*out)(void *, const void *, size_t);
+  } loops[] = {{"memcpy", copy_libc, copy_libc},
+               {"avx2", copy_avx2, copy_avx2},
+               {"sse2", copy_sse2, copy_sse2},
+               {"rep movsb", copy_rep_movsb, copy_rep_movsb},
+               {"streamed", copy_streamed, copy_libc}};
   /* The request word on a page of its own, then the slot. */
   uint8_t *shared = mmap(NULL, 4096 + bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) return 1;
@@ -116,7 +144,7 @@ int main(int argc, char **argv) {
       atomic_store_explicit(word, 2 * k + 1, memory_order_release);
       while (atomic_load_explicit(word, memory_order_acquire) != 2 * k + 2) {
       }
-      loops[l].copy(own, slot, bytes);
+      loops[l].out(own, slot, bytes);
     }
     const double per = (now() - t0) / (double)(trips - trips / 10);
     waitpid(child, NULL, 0);
