@@ -120,7 +120,7 @@ constexpr uint64_t kOfferPipeMax = uint64_t(64) << 10;
 // sixth stop measured 70-110 ns and 250-450 ns on one machine, alternating within seconds). Puts and gets
 // offered from kStreamMinBytes then go through memory rather than from cache to cache (stream_copy.h),
 // and batches above kOfferPiecesMax are shared rather than offered in whole slots. On that machine, in a
-// slow phase, a 16 KiB get took 4.5 us so against 7.5, a 64 KiB one 8.2 against 21; in a fast phase
+// slow phase, a 16 KiB get took 4.7 us so against 8.3, a 64 KiB one 9.5 against 21.8; in a fast phase
 // each way lost (3.6 against 2.3 us at 16 KiB, 7.1 against 6.4 at 64 KiB).
 constexpr unsigned kHandoffSampleBits = 3;
 constexpr uint64_t kHandoffSampleEvery = uint64_t(1) << kHandoffSampleBits;
