@@ -48,40 +48,32 @@ __attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src
   memcpy(d + i, s + i, n - i);
 }
 
-static void copy_sse2(void *dst, const void *src, size_t n) {
+/* 64 bytes a pass in four 16-byte loads and stores; the stores streaming (non-temporal, to a 16-byte
+ * aligned destination: the slot is page aligned) or not. Inlined with a constant `stream`. */
+static inline __attribute__((always_inline)) void copy_sse2_loop(void *dst, const void *src, size_t n,
+                                                                 int stream) {
   uint8_t *d = dst;
   const uint8_t *s = src;
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
-    const __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-    const __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-    const __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-    const __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-    _mm_storeu_si128((__m128i *)(d + i), a);
-    _mm_storeu_si128((__m128i *)(d + i + 16), b);
-    _mm_storeu_si128((__m128i *)(d + i + 32), c);
-    _mm_storeu_si128((__m128i *)(d + i + 48), e);
+    for (int k = 0; k < 64; k += 16) {
+      const __m128i v = _mm_loadu_si128((const __m128i *)(s + i + k));
+      if (stream)
+        _mm_stream_si128((__m128i *)(d + i + k), v);
+      else
+        _mm_storeu_si128((__m128i *)(d + i + k), v);
+    }
   }
   memcpy(d + i, s + i, n - i);
 }
 
-/* Streaming stores from a 16-byte aligned destination (the slot is page aligned), then a fence, as
- * pami/stream_copy.cc. */
+static void copy_sse2(void *dst, const void *src, size_t n) {
+  copy_sse2_loop(dst, src, n, 0);
+}
+
+/* As pami/stream_copy.cc: streamed, then a fence before the word that says the data is there. */
 static void copy_streamed(void *dst, const void *src, size_t n) {
-  uint8_t *d = dst;
-  const uint8_t *s = src;
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    const __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-    const __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-    const __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-    const __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-    _mm_stream_si128((__m128i *)(d + i), a);
-    _mm_stream_si128((__m128i *)(d + i + 16), b);
-    _mm_stream_si128((__m128i *)(d + i + 32), c);
-    _mm_stream_si128((__m128i *)(d + i + 48), e);
-  }
-  memcpy(d + i, s + i, n - i);
+  copy_sse2_loop(dst, src, n, 1);
   _mm_sfence();
 }
 
