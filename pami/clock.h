@@ -35,6 +35,17 @@ inline double wtime() {
   return monotonic_seconds();
 }
 
+// The time-stamp counter itself, for intervals between this process's cores and other processes' (the
+// window offers' line measure, pami/handoff.h): 0 where there is none, and meaningful across cores only
+// where g_wall.sec_per_tick is set (the counter is invariant and the kernel's clocksource).
+inline uint64_t counter_now() {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  return 0;
+#endif
+}
+
 // The first sample (start of library_start) and the calibration (its end); the second is a no-op unless
 // the counter is chosen (PAMIR_WTIME and the machine). `why` says which clock and why, for pamir_info.
 void clock_start();

@@ -92,8 +92,7 @@ struct alignas(64) WinOffer {
   uint64_t addr;   // in the target's address space
   int64_t status;
   // Time-stamp counter when the origin made it, when the target took it and when it had done it, on one
-  // offer in kHandoffSampleEvery (else 0): how long a cache line takes to
-  // reach the target (Window::handoff_slow).
+  // offer in handoff::kSampleEvery (else 0): how long a cache line takes to cross (pami/handoff.h).
   uint64_t made_tsc;
   uint64_t taken_tsc;
   uint64_t done_tsc;
@@ -114,18 +113,14 @@ constexpr uint64_t kShareMinBytes = uint64_t(32) << 10;
 constexpr uint64_t kOfferPieceBytes = 4096;
 constexpr uint64_t kOfferRoomMax = uint64_t(16) << 10;
 constexpr uint64_t kOfferPipeMax = uint64_t(64) << 10;
-// Where a cache line takes PAMIR_WINDOW_SLOW_HANDOFF_NS or longer to reach the other rank (measured
-// on offers, one in kHandoffSampleEvery, a moving average over kHandoffWeight), the cores hand lines
-// over slowly: another core complex, another socket, or a virtual machine's cores at times (issue 21's
-// sixth stop measured 70-110 ns and 250-450 ns on one machine, alternating within seconds). Puts and gets
+// Where a cache line takes PAMIR_WINDOW_SLOW_HANDOFF_NS or longer to reach the other rank (measured on
+// offers, pami/handoff.h), the cores hand lines over slowly: another core complex, another socket, or a
+// virtual machine's cores at times (issue 21's sixth stop measured 70-110 ns and 250-450 ns on one
+// machine, alternating within seconds). Puts and gets
 // offered from kStreamMinBytes then go through memory rather than from cache to cache (stream_copy.h),
 // and batches above kOfferPiecesMax are shared rather than offered in whole slots. On that machine, in a
 // slow phase, a 16 KiB get took 4.7 us so against 8.3, a 64 KiB one 9.5 against 21.8; in a fast phase
 // each way lost (3.6 against 2.3 us at 16 KiB, 7.1 against 6.4 at 64 KiB).
-constexpr unsigned kHandoffSampleBits = 3;
-constexpr uint64_t kHandoffSampleEvery = uint64_t(1) << kHandoffSampleBits;
-constexpr unsigned kHandoffWeight = 8;
-constexpr uint32_t kHandoffCleanBytes = 256;
 constexpr uint64_t kStreamMinBytes = 4096;
 // Puts and gets from this size wait in a batch: a bandwidth window of 64 puts of 4 KiB moves at 14.8
 // GB/s so (two cross-memory calls), 7.4 GB/s as offers; of 1 KiB, at 4.1 against 8.6 GB/s as offers.

@@ -11,12 +11,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "pami/clock.h"
 #include "pami/context.h"
+#include "pami/handoff.h"
 #include "pami/stream_copy.h"
 #include "pami/window.h"
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 namespace pamir {
 
@@ -28,14 +27,6 @@ constexpr unsigned kOfferPatience = 2000;
 // through the device before it offers again.
 constexpr uint8_t kOfferMissesMax = 2;
 constexpr uint16_t kOfferQuiet = 256;
-
-uint64_t stamp() {
-#if defined(__x86_64__)
-  return __rdtsc();
-#else
-  return 0;  // no handoff measured: Window::handoff_slow stays false
-#endif
-}
 }  // namespace
 
 bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, const void *compare,
@@ -72,14 +63,12 @@ bool Window::offer(uint32_t r, uint8_t kind, const WinOp *op, const void *src, c
   o->len = len;
   o->addr = addr;
   o->status = 0;
-  // One in kHandoffSampleEvery timed, picked by a hash of its seq rather than every eighth, which the
-  // pieces of operations that come in 2 or 4 of them would always meet at the same piece.
   uint64_t made = 0;
-  if ((seq * 0x9e3779b97f4a7c15ull) >> (64 - kHandoffSampleBits) == 0 && handoff_measured()) {
+  if (handoff::sampled(seq) && handoff_measured()) {
     o->alone = t.offer_tail == seq;
     o->taken_tsc = 0;
     o->done_tsc = 0;
-    made = stamp();
+    made = counter_now();
   }
   o->made_tsc = made;
   o->word.store(offer_word(seq, kOfferMade), std::memory_order_release);
@@ -110,7 +99,7 @@ bool Window::grow(uint32_t r, uint8_t kind, const void *src, void *answer, uint6
     return false;  // taken, or being taken: a new offer
   if (src) std::memcpy(offer_data(o) + had, src, len);
   o->len = had + len;
-  if (o->made_tsc) o->made_tsc = stamp();  // made again now
+  if (o->made_tsc) o->made_tsc = counter_now();  // made again now
   o->word.store(offer_word(seq, kOfferMade), std::memory_order_release);
   ++stats().win_offers_grown;
   return true;
@@ -124,7 +113,7 @@ bool Window::settle_one(uint32_t r, bool impatient) {
   const uint64_t seq = t.offer_tail;
   WinOffer *o = offer_slot(t.offer, seq);
   const uint64_t made = offer_word(seq, kOfferMade), done = offer_word(seq, kOfferDone);
-  const uint64_t arrived = o->made_tsc ? stamp() : 0;
+  const uint64_t arrived = o->made_tsc ? counter_now() : 0;
   uint64_t s = o->word.load(std::memory_order_acquire);
   for (unsigned i = 0; !impatient && s == made && i < kOfferPatience; ++i) {
     ctx_.advance();
@@ -163,22 +152,17 @@ bool Window::settle_one(uint32_t r, bool impatient) {
 
 // A timed offer the target did: how long a line took to cross (WinTarget::handoff_ticks).
 void Window::note_handoff(WinTarget &t, const WinOffer *o, uint64_t arrived) {
-  // A line's way each way holds more than the line where data went into the slot just before: the
-  // target's take waits out the invalidations of the slot lines the origin wrote, the origin's sight of
-  // the answer those of the lines the target wrote. So each way counts only after little data: the
-  // take with nothing before it in flight, the answer if the origin was already waiting for it. The
-  // shorter is the line.
-  const bool origin_wrote = o->kind != kOfferGet && o->len > kHandoffCleanBytes;
-  const bool target_wrote =
-      (o->kind == kOfferGet || o->kind == kOfferFetch || o->kind == kOfferCas) && o->len > kHandoffCleanBytes;
-  uint64_t took = ~uint64_t(0);
-  if (o->alone && !origin_wrote && o->taken_tsc > o->made_tsc) took = o->taken_tsc - o->made_tsc;
-  if (!target_wrote && o->done_tsc > arrived) took = std::min(took, stamp() - o->done_tsc);
-  if (took != ~uint64_t(0)) {
-    // A target away from its progress for a while counts as a slow line, but as no more than two.
-    took = std::min(took, 2 * handoff_slow_ticks_);
-    t.handoff_ticks = (t.handoff_ticks * (kHandoffWeight - 1) + took) / kHandoffWeight;
-  }
+  const bool big = o->len > handoff::kCleanBytes;
+  const handoff::Crossings c{o->made_tsc,
+                             o->taken_tsc,
+                             o->done_tsc,
+                             arrived,
+                             counter_now(),
+                             o->alone != 0,
+                             big && o->kind != kOfferGet,
+                             big && (o->kind == kOfferGet || o->kind == kOfferFetch || o->kind == kOfferCas)};
+  const uint64_t took = handoff::line_ticks(c);
+  if (took != handoff::kNone) t.handoff_ticks = handoff::average(t.handoff_ticks, took, handoff_slow_ticks_);
 }
 
 void Window::settle(uint32_t r) {
@@ -211,11 +195,11 @@ void Window::take_offers() {
       if (seq != in.next || s != kOfferMade ||
           !o->word.compare_exchange_strong(w, offer_word(seq, kOfferTaken), std::memory_order_acquire))
         break;
-      if (o->made_tsc) o->taken_tsc = stamp();
+      if (o->made_tsc) o->taken_tsc = counter_now();
       if (!offer_scan_) me->offers.fetch_sub(1, std::memory_order_relaxed);
       ++stats().win_offers_taken;
       o->status = do_offer_here(o, in.task);
-      if (o->made_tsc) o->done_tsc = stamp();
+      if (o->made_tsc) o->done_tsc = counter_now();
       o->word.store(offer_word(seq, kOfferDone), std::memory_order_release);
       ++in.next;
       took = true;
