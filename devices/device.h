@@ -167,6 +167,11 @@ class Device {
   virtual int64_t share_status(uint32_t, uint64_t) const noexcept { return 0; }
   // Whether read_remote/write_remote can reach `task`: 0, or the -errno of the refusal (probed once).
   virtual int remote_access(uint32_t) noexcept { return -ENOTSUP; }
+  // Whether read_remote() and write_remote() move the data of memory a peer exposed with expose_held()
+  // with no part of that peer's: a messaging unit of their own does it (the torus's engine). One-sided
+  // windows then put and get through them while the target computes. Not ofi (under manual progress
+  // the target's polls serve its reads, and it does no writes), nor shm (node ranks map or attach).
+  virtual bool passive_rma() const noexcept { return false; }
 
   // Node-shared memory for the shared-memory collectives (seed 002's stand-in for a collective network):
   // coll_area(task) is task's area of coll_area_bytes(), mapped in this process, which every process

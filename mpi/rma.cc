@@ -255,11 +255,14 @@ int rma(const char *fn_, const Args &a, MPI_Win win, MPI_Request *request) {
                    std::strerror(-rc));
   }
   if (a.request_based) {
-    // Complete at once: a direct path is done at return; a served one is waited for here, and so is an
-    // offer that answers with data (a get's, a get_accumulate's: its answer is copied out when the
-    // offer is finished; an offered put or accumulate holds a copy of its origin data already).
+    // Complete at once: a direct path is done at return; a served one is waited for here (on path remote
+    // an accumulate's), and so is an offer that answers with data (a get's, a get_accumulate's: its
+    // answer is copied out when the offer is finished; an offered put or accumulate holds a copy of its
+    // origin data already).
     const bool answers = a.kind == Rma::get || a.kind == Rma::get_acc;
-    if (t.path == pamir::WinPath::served || (answers && t.offered())) pw.flush(uint32_t(a.target));
+    const bool served = t.path == pamir::WinPath::served ||
+                        (t.path == pamir::WinPath::remote && (a.kind == Rma::acc || a.kind == Rma::get_acc));
+    if (served || (answers && t.offered())) pw.flush(uint32_t(a.target));
     *request = reinterpret_cast<MPI_Request>(request_completed_send());
   }
   return MPI_SUCCESS;

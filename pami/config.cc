@@ -189,6 +189,13 @@ Setting window_slow_handoff_ns{
     "stores, and batches above 16 KiB are shared rather than offered in whole slots (0: always so; "
     "measured only where MPI_Wtime reads the time-stamp counter, else never so)",
     nullptr};
+Setting window_device_rma{
+    "PAMIR_WINDOW_DEVICE_RMA", "1", Type::Bool,
+    "puts and gets to a window rank whose memory this process neither maps nor attaches go through the "
+    "device's own RMA where it needs nothing of the target (the torus's engine), into the memory each "
+    "rank exposes at the window's creation, so passive target works while the target computes; "
+    "accumulates and locks are still served by the target's progress (0: all of them served)",
+    nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER), or mr-local (the ofi device registers memory as a provider asking "
@@ -231,6 +238,7 @@ std::vector<Setting *> &all() {
                                      &mailbox,
                                      &window_offers,
                                      &window_slow_handoff_ns,
+                                     &window_device_rma,
                                      &wtime,
                                      &fault};
   return list;

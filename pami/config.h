@@ -87,6 +87,7 @@ extern Setting direct_put;              // PAMIR_DIRECT_PUT
 extern Setting mailbox;                 // PAMIR_MAILBOX
 extern Setting window_offers;           // PAMIR_WINDOW_OFFERS
 extern Setting window_slow_handoff_ns;  // PAMIR_WINDOW_SLOW_HANDOFF_NS
+extern Setting window_device_rma;       // PAMIR_WINDOW_DEVICE_RMA
 extern Setting wtime;                   // PAMIR_WTIME
 
 }  // namespace pamir::config

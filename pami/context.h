@@ -305,6 +305,18 @@ class Context {
   void wake_sleepers() {
     if (shm_) shm_->coll_notify(self_);
   }
+  // One-sided windows' path remote (pami/window.h): the device whose RMA moves the data of memory
+  // exposed with expose_held() with no part of its owner's (Device::passive_rma), where it reaches `task`
+  // (never this process), else nullptr; and the device this process exposes its window memory on.
+  dev::Device *passive_rma_to(uint32_t task) const {
+    dev::Device *d = task < ntasks_ && task != self_ ? peers_[task].dev : nullptr;
+    return d && d->passive_rma() ? d : nullptr;
+  }
+  dev::Device *passive_rma_device() const {
+    for (dev::Device *d : {ofi_.get(), torus_.get()})
+      if (d && d->passive_rma()) return d;
+    return nullptr;
+  }
   // Cross-memory access to the memory of a process of this node, for the collectives that reduce
   // straight out of each other's buffers: whether this process may read and write `task`'s memory
   // (the shm device's probe, and PAMIR_SHM_CMA), and the copies themselves (bytes moved, or -errno).

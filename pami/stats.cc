@@ -116,6 +116,8 @@ const std::vector<Counter> &counters() {
        "pami"},
       {"win.shared", "win.shared (PAMIR_STATS)", offsetof(Stats, win_shared), 1, CounterKind::counter,
        "pami"},
+      {"win.device_rma", "win.device_rma (PAMIR_STATS)", offsetof(Stats, win_device_rma), 1,
+       CounterKind::counter, "pami"},
       {"send.messages_by_path_protocol", "point-to-point sends by path (self, shm, ofi) and protocol",
        offsetof(Stats, sends_by_path), unsigned(Path::count_) * unsigned(SendProtocol::count_),
        CounterKind::counter, "pami"},

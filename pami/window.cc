@@ -57,6 +57,11 @@ struct Announce {
   uint64_t region_offset;
   uint64_t region_bytes;
   uint64_t region_inode;
+  // Its memory exposed for path remote (WinPath): the device's address of byte 0 and key, if rma.
+  uint64_t rma_addr;
+  uint64_t rma_key;
+  int32_t rma;
+  int32_t pad;
 };
 
 }  // namespace
@@ -88,7 +93,7 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
 
   // Sizes first: the node's memory is laid out from them.
   std::vector<Announce> all(n);
-  Announce mine{uint64_t(uintptr_t(base)), size, disp_unit, 0, int32_t(::getpid()), -1, 0, 0, 0};
+  Announce mine{uint64_t(uintptr_t(base)), size, disp_unit, 0, int32_t(::getpid()), -1, 0, 0, 0, 0, 0, 0, 0};
   NodeRegion region;
   if (flavor == WinFlavor::create && size && node_region_of(base, size, region)) {
     mine.fd = region.fd;
@@ -203,6 +208,16 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
   // Second round: everybody has it open (or says why not), and the bases of made memory are known.
   mine.base = uint64_t(uintptr_t(base));
   mine.status = err;
+  // Ranks that neither map nor attach this memory may reach it by a device that needs nothing of this
+  // process (path remote): created memory where only such a device reaches its owner, allocated memory
+  // off the node.
+  if (config::window_device_rma.flag) w->rma_dev_ = ctx.passive_rma_device();
+  bool remote_peers = false;
+  for (uint32_t r = 0; r < n && w->rma_dev_ && !remote_peers; ++r)
+    remote_peers = r != rank && ctx.passive_rma_to(tasks[r]) == w->rma_dev_ &&
+                   (flavor == WinFlavor::create || std::find(node.begin(), node.end(), r) == node.end());
+  if (!err && remote_peers && base && size && (flavor == WinFlavor::create || flavor == WinFlavor::allocate))
+    mine.rma = w->expose_for_remote(mine.base, size, mine.rma_addr, mine.rma_key);
   const int rc = team.allgather(&mine, all.data(), sizeof mine);
   if (!alone && leader) ::unlink(path.c_str());
   if (rc && !err) {
@@ -248,6 +263,10 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
             {reinterpret_cast<WinOffer *>(w->seg_ + offers_at + (them * node.size() + me) * pair_bytes),
              t.task, 1});
       }
+    } else if (w->rma_dev_ && all[r].rma && ctx.passive_rma_to(t.task) == w->rma_dev_) {
+      t.path = WinPath::remote;
+      t.rma_addr = all[r].rma_addr;
+      t.rma_key = all[r].rma_key;
     } else {
       t.path = WinPath::served;
     }
@@ -257,7 +276,7 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
   // progress, so that a rank spinning on its own memory (a lock word it polls with compare-and-swap and
   // flush) still serves the others.
   int32_t mine_needs = 0, any = 0;
-  for (const WinTarget &t : w->targets_) mine_needs |= t.path == WinPath::served || t.offer != nullptr;
+  for (const WinTarget &t : w->targets_) mine_needs |= t.serves_some() || t.offer != nullptr;
   std::vector<int32_t> needs(n);
   if (team.allgather(&mine_needs, needs.data(), sizeof mine_needs) != 0) {
     why = "the window's creation exchange failed";
@@ -281,6 +300,7 @@ Window::~Window() {
   window_unregister(this);
   if (seg_) ::munmap(seg_, seg_bytes_);
   for (const auto &m : maps_) ::munmap(m.first, m.second);
+  if (rma_hold_) rma_dev_->release_held(rma_hold_);
 }
 
 WinCtl *Window::ctl(uint32_t r) const {
@@ -411,7 +431,7 @@ void Window::wait_done(uint32_t r) {
 
 void Window::flush(uint32_t r) {
   if (progress_in_calls_) ctx_.advance();
-  if (targets_[r].path == WinPath::served) wait_done(r);
+  if (targets_[r].serves_some()) wait_done(r);
   if (targets_[r].deferred()) submit();
   if (targets_[r].offered()) settle(r);
   // Direct stores are done at return; the fence makes them visible before what this process does next
@@ -423,7 +443,7 @@ void Window::flush_all() {
   if (progress_in_calls_) ctx_.advance();
   if (batch_.n) submit();
   for (uint32_t r = 0; r < targets_.size(); ++r)
-    if (targets_[r].path == WinPath::served && targets_[r].issued)
+    if (targets_[r].serves_some() && targets_[r].issued)
       wait_done(r);
     else if (targets_[r].offered())
       settle(r);
@@ -538,6 +558,8 @@ int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec
     case WinPath::served:
       for (unsigned i = 0; i < n; ++i) serve_put(r, local[i], remote[i]);
       return 0;
+    case WinPath::remote:
+      return device_rma(r, true, local, remote, n);
   }
   return 0;
 }
@@ -564,6 +586,8 @@ int Window::get_pieces(uint32_t r, const struct iovec *local, const struct iovec
     case WinPath::served:
       for (unsigned i = 0; i < n; ++i) serve_get(r, local[i], remote[i]);
       return 0;
+    case WinPath::remote:
+      return device_rma(r, false, local, remote, n);
   }
   return 0;
 }
@@ -584,7 +608,7 @@ int Window::accumulate(uint32_t r, const WinOp &op, const struct iovec *origin, 
                        const struct iovec *remote, unsigned n) {
   WinTarget &t = targets_[r];
   if (t.deferred()) submit();
-  if (t.path == WinPath::served) {
+  if (t.serves_some()) {
     for (unsigned i = 0; i < n; ++i)
       serve_accumulate(r, op, origin ? origin[i] : iovec{nullptr, remote[i].iov_len},
                        result ? &result[i] : nullptr, remote[i]);
@@ -644,6 +668,7 @@ int Window::compare_and_swap(uint32_t r, const void *origin, const void *compare
   if (t.deferred()) submit();
   switch (t.path) {
     case WinPath::served:
+    case WinPath::remote:
       serve_compare_and_swap(r, origin, compare, result, addr, bytes);
       return 0;
     case WinPath::rdma:

@@ -17,6 +17,10 @@
 //           `issued`; the target writes what it has done into this process's counter for it (`done`,
 //           in this process's control block: a store where they share the node, an acknowledgment
 //           packet otherwise), and a flush waits for `done` to reach `issued`.
+//   remote  neither mapped nor attached, but reached by a device whose RMA needs nothing of the target
+//           (Device::passive_rma: the torus's engine): puts and gets by the device into the memory the
+//           target exposed at creation; accumulate-type operations and locks served as above (they need
+//           its atomicity).
 #pragma once
 
 #include <sys/uio.h>
@@ -35,9 +39,12 @@ namespace pamir {
 
 class Context;
 struct WinHeader;  // a served packet's header (pami/protocols/window_am.cc)
+namespace dev {
+class Device;
+}  // namespace dev
 
 enum class WinFlavor : uint8_t { create, allocate, shared, dynamic };
-enum class WinPath : uint8_t { mapped, rdma, served };
+enum class WinPath : uint8_t { mapped, rdma, served, remote };
 enum class LockType : uint8_t { none, shared, exclusive };
 
 // A full fence: this process's stores are visible to every core before its later loads (what a flush
@@ -169,6 +176,8 @@ struct WinTarget {
   uint32_t task = 0;
   WinPath path = WinPath::served;
   WinCtl *ctl = nullptr;  // its control block (node ranks), else nullptr
+  uint64_t rma_addr = 0;  // path remote: the device's address of byte 0 of its memory, and its key
+  uint64_t rma_key = 0;
   LockType lock = LockType::none;
   bool locked_by_all = false;  // held through MPI_Win_lock_all
   bool access = false;         // in this process's MPI_Win_start group
@@ -187,6 +196,8 @@ struct WinTarget {
   uint8_t pending = 0;
   bool offered() const { return pending & kPendingOffers; }  // an offer is outstanding (head != tail)
   bool deferred() const { return pending & kPendingBatch; }  // puts or gets to it wait in the batch
+  // Its progress serves operations to it: all of them (served), or accumulate-type ones (remote).
+  bool serves_some() const { return path == WinPath::served || path == WinPath::remote; }
 };
 
 // Served requests the target could not grant yet (a lock), kept until it can.
@@ -264,7 +275,7 @@ class Window {
   // A flush of a target reached directly is a fence alone, unless peers' served operations or offers need
   // this process's progress.
   bool flush_is_fence(const WinTarget &t) const {
-    return t.path != WinPath::served && !t.pending && !progress_in_calls_;
+    return !t.serves_some() && !t.pending && !progress_in_calls_;
   }
 
   // The progress hook's call: served lock requests that wait are granted once they can be, and offers
@@ -344,6 +355,9 @@ class Window {
   void spin_acc_lock();
   void wait_done(uint32_t r);
   int direct(uint32_t r, bool write, const struct iovec *local, const struct iovec *remote, unsigned n);
+  // Path remote's puts and gets (pami/protocols/window_remote.cc); the exposure of this rank's memory.
+  int device_rma(uint32_t r, bool write, const struct iovec *local, const struct iovec *remote, unsigned n);
+  bool expose_for_remote(uint64_t base, uint64_t size, uint64_t &addr, uint64_t &key);
 
   Context &ctx_;
   uint32_t id_ = 0;
@@ -391,6 +405,8 @@ class Window {
   };
   Batch batch_;
   std::vector<std::pair<void *, uint64_t>> maps_;  // peers' MPI_Alloc_mem memory mapped here
+  dev::Device *rma_dev_ = nullptr;  // where this rank's memory is exposed for path remote, else nullptr
+  uint32_t rma_hold_ = 0;           // that exposure (Device::expose_held)
   uint8_t *map_region(int32_t pid, int32_t fd, uint64_t bytes, uint64_t inode, uint64_t offset);
 };
 

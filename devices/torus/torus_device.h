@@ -6,7 +6,8 @@
 //   packet: at most 512 bytes with the protocol header);
 // - read_remote, start_read: remote gets, one per common chunk of the two sides' pieces (seed 003),
 //   counted on one of this rank's counters (seed 001's RDMA read);
-// - write_remote: direct puts, counted the same way;
+// - write_remote: direct puts, counted the same way (with read_remote, one-sided windows' puts and
+//   gets to another rank: passive_rma);
 // - ack_write: a counter put, which takes its bytes off the owner's acknowledgment counter;
 // - expose, expose_held: entries of this rank's base-address table, which the engine checks every
 //   put and get against.
@@ -86,6 +87,7 @@ class TorusDevice final : public Device {
                    uint64_t &key) noexcept override;
   void release_held(uint32_t hold) noexcept override;
   bool reads_layouts() const noexcept override { return false; }
+  bool passive_rma() const noexcept override { return true; }  // the engine moves the data
   uint64_t ack_alloc(uint64_t expect) noexcept override;
   uint64_t ack_counter(uint64_t ref) const noexcept override;
   int64_t ack_status(uint64_t ref) const noexcept override;

@@ -12,6 +12,12 @@
  * not MPI's. If the flag has not come after 15 s, rank 0 records a failure and goes on (its MPI calls then
  * let the others finish) rather than hanging. Runs with 2 and 3 ranks (any count of 2 or more works).
  *
+ * With a second argument "lock_all", the others take MPI_Win_lock_all before rank 0 starts computing (its
+ * barrier grants it) and keep it: puts read back after each flush, MPI_Rget and MPI_Rput, and the flag
+ * raised by MPI_Put and a flush, no accumulate. Off the node a lock and an accumulate need the target's
+ * progress unless the device has atomics; puts and gets need none where the device's RMA is its own
+ * (the torus's engine), and this mode is what requires that there.
+ *
  * Passed on Open MPI 4.1.4 with OMPI_MCA_osc=sm,pt2pt for MPI_Win_allocate (osc/sm), and on Pamir. Open
  * MPI's MPI_Win_create windows (osc/pt2pt, osc/rdma) and MPICH 4.0.2 (ch4:ucx, both windows) need the
  * target's MPI calls and fail by the timeout, as the standard allows. */
@@ -100,25 +106,72 @@ static void origin_work(MPI_Win win, MPI_Comm origins, const char *flavour) {
   free(got);
 }
 
+/* The lock_all mode's work against rank 0: its lock_all was granted before rank 0 started computing. */
+static void origin_work_lock_all(MPI_Win win, MPI_Comm origins, const char *flavour) {
+  const MPI_Aint region = W_REGIONS + (MPI_Aint)(rank - 1) * REGION;
+  long long *put = malloc(sizeof(long long) * REGION), *got = malloc(sizeof(long long) * REGION);
+  for (int r = 0; r < ROUNDS; ++r) {
+    const int n = r % 2 ? REGION : SMALL;
+    for (int i = 0; i < n; ++i) put[i] = value(rank, r, i);
+    MPI_Put(put, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win);
+    MPI_Win_flush(0, win);
+    memset(got, 0, sizeof(long long) * (size_t)n);
+    MPI_Get(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win);
+    MPI_Win_flush_local(0, win);
+    int bad = -1;
+    for (int i = 0; i < n && bad < 0; ++i)
+      if (got[i] != put[i]) bad = i;
+    CHECK(bad < 0, "%s lock_all round %d: got back %lld at %d after the put, want %lld", flavour, r,
+          bad < 0 ? 0 : got[bad], bad, bad < 0 ? 0 : put[bad]);
+    /* Request-based: read the region again, then rewrite its first 8 words with the same values. */
+    MPI_Request req;
+    memset(got, 0, sizeof(long long) * (size_t)n);
+    MPI_Rget(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    bad = -1;
+    for (int i = 0; i < n && bad < 0; ++i)
+      if (got[i] != put[i]) bad = i;
+    CHECK(bad < 0, "%s lock_all round %d: MPI_Rget read %lld at %d, want %lld", flavour, r,
+          bad < 0 ? 0 : got[bad], bad, bad < 0 ? 0 : put[bad]);
+    MPI_Rput(put, 8, MPI_LONG_LONG, 0, region, 8, MPI_LONG_LONG, win, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Win_flush_all(win);
+  }
+  MPI_Barrier(origins);
+  if (rank == 1) {
+    const long long raised = 1;
+    MPI_Put(&raised, 1, MPI_LONG_LONG, 0, W_FLAG, 1, MPI_LONG_LONG, win);
+    MPI_Win_flush(0, win);
+  }
+  MPI_Win_unlock_all(win); /* off the node this may wait for rank 0's next call: the flag is up by now */
+  free(put);
+  free(got);
+}
+
 /* Rank 0: a loop with no MPI call until the flag is up, then the window checked. */
-static void target_work(MPI_Win win, long long *base, const char *flavour) {
+static void target_work(MPI_Win win, long long *base, const char *flavour, int lock_all) {
   const int timed_out = !compute_until_flag(&base[W_FLAG], TIMEOUT_S);
   CHECK(!timed_out, "%s: the flag did not come within %.0f s of computing without MPI calls", flavour,
         TIMEOUT_S);
   if (timed_out) return; /* the others finish once this rank's calls progress them; nothing to check */
   MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
-  CHECK(base[W_COUNTER] == (long long)ROUNDS * (size - 1), "%s: counter %lld, want %lld", flavour,
-        base[W_COUNTER], (long long)ROUNDS * (size - 1));
+  if (!lock_all) {
+    CHECK(base[W_COUNTER] == (long long)ROUNDS * (size - 1), "%s: counter %lld, want %lld", flavour,
+          base[W_COUNTER], (long long)ROUNDS * (size - 1));
+    for (int o = 1; o < size; ++o)
+      CHECK(base[W_SWAP + o] == ROUNDS, "%s: rank %d's swap word %lld, want %d", flavour, o, base[W_SWAP + o],
+            ROUNDS);
+  }
+  /* The last round (odd: the whole region) put its values everywhere (then added 1 to each, but for the
+   * lock_all mode), then its first 8 words again. */
+  const int plus = !lock_all;
   for (int o = 1; o < size; ++o) {
-    CHECK(base[W_SWAP + o] == ROUNDS, "%s: rank %d's swap word %lld, want %d", flavour, o, base[W_SWAP + o],
-          ROUNDS);
     const long long *region = base + W_REGIONS + (size_t)(o - 1) * REGION;
-    /* The last round (odd: the whole region) put value + 1 everywhere, then its first 8 words again. */
     int bad = -1;
     for (int i = 0; i < REGION && bad < 0; ++i)
-      if (region[i] != value(o, ROUNDS - 1, i) + (i >= 8)) bad = i;
+      if (region[i] != value(o, ROUNDS - 1, i) + plus * (i >= 8)) bad = i;
     CHECK(bad < 0, "%s: rank %d's region at %d holds %lld, want %lld", flavour, o, bad,
-          bad < 0 ? 0 : region[bad], bad < 0 ? 0 : value(o, ROUNDS - 1, bad) + (bad >= 8));
+          bad < 0 ? 0 : region[bad], bad < 0 ? 0 : value(o, ROUNDS - 1, bad) + plus * (bad >= 8));
   }
   MPI_Win_unlock(0, win);
 }
@@ -131,8 +184,9 @@ int main(int argc, char **argv) {
   MPI_Comm origins;
   MPI_Comm_split(MPI_COMM_WORLD, rank == 0, rank, &origins);
   const MPI_Aint words = W_REGIONS + (MPI_Aint)(size - 1) * REGION;
-  /* argv[1]: "allocate" or "create" runs that window alone; both by default. */
-  const char *only = argc > 1 ? argv[1] : "";
+  /* argv[1]: "allocate" or "create" runs that window alone, "both" or nothing both; argv[2]: "lock_all". */
+  const char *only = argc > 1 && strcmp(argv[1], "both") != 0 ? argv[1] : "";
+  const int lock_all = argc > 2 && strcmp(argv[2], "lock_all") == 0;
   for (int flavour = 0; flavour < 2 && size >= 2 && size <= 40; ++flavour) {
     if (*only && strcmp(only, flavour ? "create" : "allocate") != 0) continue;
     const char *name = flavour ? "MPI_Win_create" : "MPI_Win_allocate";
@@ -153,9 +207,15 @@ int main(int argc, char **argv) {
     int *model = NULL, flag = 0;
     MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag);
     CHECK(flag && *model == MPI_WIN_UNIFIED, "%s: MPI_WIN_MODEL is not MPI_WIN_UNIFIED", name);
+    if (lock_all) { /* after rank 0's exclusive lock above, which the lock_all epochs would block */
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank != 0) MPI_Win_lock_all(0, win);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
-      target_work(win, base, name);
+      target_work(win, base, name, lock_all);
+    else if (lock_all)
+      origin_work_lock_all(win, origins, name);
     else
       origin_work(win, origins, name);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -1001,6 +1001,8 @@ if has rma_passive && shm_only rma_passive; then
   for np in 2 3; do
     for flavour in allocate create; do ok_case "rma_passive.$flavour.np$np" 0 "$np" -- rma_passive "$flavour"; done
   done
+  # The mode the torus runs (test/torus/run.sh): a lock_all epoch taken before, puts, gets and a put flag.
+  ok_case rma_passive.lock_all.np3 0 3 -- rma_passive both lock_all
 fi
 if has rma_leak && [ "$quick" != 1 ]; then
   for np in 2 3; do ok_case "rma_leak.np$np" 0 "$np" -- rma_leak; done
@@ -1015,6 +1017,15 @@ if has rma_atomic && shm_only rma_atomic.offers; then
       pass rma_atomic.offers
     else
       fail rma_atomic.offers "no offer taken by a target: $(grep 'win\.' "$work/rma_atomic.offers.err" | head -4 | tr '\n' '|')"
+    fi
+  fi
+  # A node of 41 ranks: the pairs' slots within 8 MiB leave one slot of 4 KiB per pair (pami/window.cc);
+  # offers must still be made and taken, and every count end exact.
+  if [ "$quick" != 1 ] && run rma_atomic.offers.np41 0 41 PAMIR_STATS=1 -- rma_atomic; then
+    if grep -Eq "rank 0 win.offers_taken [1-9]" "$work/rma_atomic.offers.np41.err"; then
+      pass "rma_atomic.offers.np41 ($(tail -1 "$work/rma_atomic.offers.np41.out"))"
+    else
+      fail rma_atomic.offers.np41 "no offer taken at 41 ranks: $(grep 'rank 0 win\.offers' "$work/rma_atomic.offers.np41.err" | tr '\n' '|')"
     fi
   fi
   if run rma_atomic.no_offers 0 2 PAMIR_STATS=1 PAMIR_WINDOW_OFFERS=0 -- rma_atomic; then
