@@ -49,6 +49,7 @@ struct TorusParams {
   std::string report;            // PAMIR_TORUS_REPORT
   std::string fault;             // PAMIR_TORUS_FAULT
   bool fail_reads = false;       // PAMIR_FAULT=rdma-read: every start_read() fails (-EFAULT)
+  uint32_t spin_count = 2000;    // PAMIR_SPIN_COUNT: polls of a transfer's counter before sleeping
   uint32_t link_mbps = 2000;     // PAMIR_TORUS_LINK_MBPS
   uint32_t hop_ns = 40;          // PAMIR_TORUS_HOP_NS
   std::function<int()> barrier;  // every rank of the job
@@ -182,6 +183,7 @@ class TorusDevice final : public Device {
   std::vector<uint8_t> landings_from_;  // per source task: its landings (sized at the first one)
   uint64_t landed_seen_ = 0;            // RankBlock::landed when the poll last looked for full ones
   bool fail_reads_ = false;
+  uint32_t spin_count_ = 2000;
   int engine_pidfd_ = -1;
   // Rank 0 at shutdown: the rest of the job detaching, then the engine's replay and report.
   static constexpr int kEngineExitWaitMs = 120000;
