@@ -278,13 +278,16 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
   int32_t mine_needs = 0, any = 0;
   for (const WinTarget &t : w->targets_) mine_needs |= t.serves_some() || t.offer != nullptr;
   std::vector<int32_t> needs(n);
+  // Registered before the last exchange, which no rank leaves before every rank has entered it: a
+  // served packet sent as soon as its origin's creation returns finds the window here (one that found
+  // no window by its id was dropped, and its origin's flush waited for ever).
+  window_register(w.get());
   if (team.allgather(&mine_needs, needs.data(), sizeof mine_needs) != 0) {
     why = "the window's creation exchange failed";
     return nullptr;
   }
   for (int32_t v : needs) any |= v;
   w->progress_in_calls_ = any != 0;
-  window_register(w.get());
   return w;
 }
 

@@ -1004,6 +1004,10 @@ if has rma_passive && shm_only rma_passive; then
   # The mode the torus runs (test/torus/run.sh): a lock_all epoch taken before, puts, gets and a put flag.
   ok_case rma_passive.lock_all.np3 0 3 -- rma_passive both lock_all
 fi
+# rma_first_op: a lock, get and fetch_and_op the moment each of 200 windows is created.
+if has rma_first_op; then
+  for np in 2 4; do ok_case "rma_first_op.np$np" 0 "$np" -- rma_first_op; done
+fi
 if has rma_leak && [ "$quick" != 1 ]; then
   for np in 2 3; do ok_case "rma_leak.np$np" 0 "$np" -- rma_leak; done
 fi
@@ -1092,6 +1096,9 @@ if has rma_atomic && shm_only rma_atomic.offers; then
   fi
   ok_case rma_ops.refuse_cma 0 3 TEST_REFUSE_CMA=1 -- rma_ops
   ok_case rma_ops.refuse_cma_rank1 0 3 TEST_REFUSE_CMA_RANK=1 -- rma_ops
+  # Served packets sent the moment creation returns must find their window at the target (they were
+  # dropped while it was still creating it, and the origin hung).
+  ok_case rma_first_op.refuse_cma 0 3 TEST_REFUSE_CMA=1 -- rma_first_op
   # Served packets that find the ring full wait in the send queue with copies (Context::send_am).
   if run rma_ops.refuse_cma.small_ring 0 2 TEST_REFUSE_CMA=1 PAMIR_SHM_RING_SIZE=4K PAMIR_STATS=1 -- rma_ops; then
     if grep -Eq "win.served [1-9]" "$work/rma_ops.refuse_cma.small_ring.err" &&
