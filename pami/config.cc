@@ -37,7 +37,9 @@ Setting stats{"PAMIR_STATS", "0", Type::Bool, "print per-protocol message counts
 Setting shm_ring_size{"PAMIR_SHM_RING_SIZE", "64K", Type::Size,
                       "bytes of each shared-memory ring between a pair of local ranks (4K to 16M)", nullptr};
 Setting spin_count{"PAMIR_SPIN_COUNT", "2000", Type::Count,
-                   "progress polls a blocked call makes before it sleeps on its doorbell", nullptr};
+                   "progress polls a blocked call makes before it sleeps on its doorbell (on the torus also "
+                   "the polls of a synchronous transfer's counter)",
+                   nullptr};
 Setting sleep_max_us{"PAMIR_SLEEP_MAX_US", "10000", Type::Count,
                      "longest sleep, in microseconds, before a blocked call polls again", nullptr};
 Setting device{"PAMIR_DEVICE", "auto", Type::Choice,
