@@ -38,6 +38,41 @@ static long long value(int origin, int round, int i) {
   return ((long long)origin << 40) + ((long long)round << 24) + i;
 }
 
+/* Checks that got[i] == want[i] + plus for every i < n; a failure names the first that is not. */
+static void check_read(const long long *got, const long long *want, int n, long long plus, const char *what,
+                       const char *flavour, int round) {
+  int bad = -1;
+  for (int i = 0; i < n && bad < 0; ++i)
+    if (got[i] != want[i] + plus) bad = i;
+  CHECK(bad < 0, "%s round %d: %s %lld at %d, want %lld", flavour, round, what, bad < 0 ? 0 : got[bad], bad,
+        bad < 0 ? 0 : want[bad] + plus);
+}
+
+/* Puts n values to this rank's region at rank 0, flushes, reads them back and checks them. */
+static void put_and_read_back(MPI_Win win, MPI_Aint region, const long long *put, long long *got, int n,
+                              const char *flavour, int round) {
+  MPI_Put(put, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win);
+  MPI_Win_flush(0, win);
+  memset(got, 0, sizeof(long long) * (size_t)n);
+  MPI_Get(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win);
+  MPI_Win_flush(0, win);
+  check_read(got, put, n, 0, "read back after the put", flavour, round);
+}
+
+/* Request-based: MPI_Rget of the region, checked against put + plus, then MPI_Rput of its first 8 words
+ * (the values put last), and a flush of all. */
+static void rget_then_rput(MPI_Win win, MPI_Aint region, const long long *put, long long *got, int n,
+                           long long plus, const char *flavour, int round) {
+  MPI_Request req;
+  memset(got, 0, sizeof(long long) * (size_t)n);
+  MPI_Rget(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  check_read(got, put, n, plus, "MPI_Rget read", flavour, round);
+  MPI_Rput(put, 8, MPI_LONG_LONG, 0, region, 8, MPI_LONG_LONG, win, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Win_flush_all(win);
+}
+
 /* The others' work against rank 0. */
 static void origin_work(MPI_Win win, MPI_Comm origins, const char *flavour) {
   const MPI_Aint region = W_REGIONS + (MPI_Aint)(rank - 1) * REGION;
@@ -48,16 +83,7 @@ static void origin_work(MPI_Win win, MPI_Comm origins, const char *flavour) {
     for (int i = 0; i < n; ++i) put[i] = value(rank, r, i);
     /* Exclusive: put, read back, add 1 to each. */
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-    MPI_Put(put, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win);
-    MPI_Win_flush(0, win);
-    memset(got, 0, sizeof(long long) * (size_t)n);
-    MPI_Get(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win);
-    MPI_Win_flush(0, win);
-    int bad = -1;
-    for (int i = 0; i < n && bad < 0; ++i)
-      if (got[i] != put[i]) bad = i;
-    CHECK(bad < 0, "%s round %d: got back %lld at %d after the put, want %lld", flavour, r,
-          bad < 0 ? 0 : got[bad], bad, bad < 0 ? 0 : put[bad]);
+    put_and_read_back(win, region, put, got, n, flavour, r);
     for (int i = 0; i < n; ++i) got[i] = 1;
     MPI_Accumulate(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, MPI_SUM, win);
     MPI_Win_unlock(0, win);
@@ -70,28 +96,13 @@ static void origin_work(MPI_Win win, MPI_Comm origins, const char *flavour) {
     MPI_Fetch_and_op(&one, &before, MPI_LONG_LONG, 0, W_COUNTER, MPI_SUM, win);
     MPI_Compare_and_swap(&next, &expect, &old, MPI_LONG_LONG, 0, W_SWAP + rank, win); /* this rank's word */
     MPI_Win_flush_local(0, win);
-    bad = -1;
-    for (int i = 0; i < n && bad < 0; ++i)
-      if (got[i] != put[i] + 1) bad = i;
-    CHECK(bad < 0, "%s round %d: the sum at %d reads %lld, want %lld", flavour, r, bad,
-          bad < 0 ? 0 : got[bad], bad < 0 ? 0 : put[bad] + 1);
+    check_read(got, put, n, 1, "the sum reads", flavour, r);
     CHECK(before >= 0 && before < (long long)ROUNDS * (size - 1) && old == r,
           "%s round %d: fetched counter %lld, swap word %lld (want %d)", flavour, r, before, old, r);
     MPI_Win_unlock(0, win);
     /* lock_all: request-based get of the region, put of its first words. */
     MPI_Win_lock_all(0, win);
-    MPI_Request req;
-    memset(got, 0, sizeof(long long) * (size_t)n);
-    MPI_Rget(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    bad = -1;
-    for (int i = 0; i < n && bad < 0; ++i)
-      if (got[i] != put[i] + 1) bad = i;
-    CHECK(bad < 0, "%s round %d: MPI_Rget read %lld at %d, want %lld", flavour, r, bad < 0 ? 0 : got[bad],
-          bad, bad < 0 ? 0 : put[bad] + 1);
-    MPI_Rput(put, 8, MPI_LONG_LONG, 0, region, 8, MPI_LONG_LONG, win, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    MPI_Win_flush_all(win);
+    rget_then_rput(win, region, put, got, n, 1, flavour, r);
     MPI_Win_unlock_all(win);
   }
   /* All done: the lowest origin raises the flag. */
@@ -113,29 +124,8 @@ static void origin_work_lock_all(MPI_Win win, MPI_Comm origins, const char *flav
   for (int r = 0; r < ROUNDS; ++r) {
     const int n = r % 2 ? REGION : SMALL;
     for (int i = 0; i < n; ++i) put[i] = value(rank, r, i);
-    MPI_Put(put, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win);
-    MPI_Win_flush(0, win);
-    memset(got, 0, sizeof(long long) * (size_t)n);
-    MPI_Get(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win);
-    MPI_Win_flush_local(0, win);
-    int bad = -1;
-    for (int i = 0; i < n && bad < 0; ++i)
-      if (got[i] != put[i]) bad = i;
-    CHECK(bad < 0, "%s lock_all round %d: got back %lld at %d after the put, want %lld", flavour, r,
-          bad < 0 ? 0 : got[bad], bad, bad < 0 ? 0 : put[bad]);
-    /* Request-based: read the region again, then rewrite its first 8 words with the same values. */
-    MPI_Request req;
-    memset(got, 0, sizeof(long long) * (size_t)n);
-    MPI_Rget(got, n, MPI_LONG_LONG, 0, region, n, MPI_LONG_LONG, win, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    bad = -1;
-    for (int i = 0; i < n && bad < 0; ++i)
-      if (got[i] != put[i]) bad = i;
-    CHECK(bad < 0, "%s lock_all round %d: MPI_Rget read %lld at %d, want %lld", flavour, r,
-          bad < 0 ? 0 : got[bad], bad, bad < 0 ? 0 : put[bad]);
-    MPI_Rput(put, 8, MPI_LONG_LONG, 0, region, 8, MPI_LONG_LONG, win, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    MPI_Win_flush_all(win);
+    put_and_read_back(win, region, put, got, n, flavour, r);
+    rget_then_rput(win, region, put, got, n, 0, flavour, r);
   }
   MPI_Barrier(origins);
   if (rank == 1) {
