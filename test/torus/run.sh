@@ -122,9 +122,10 @@ ok_case intercomm.np4 0 4 -- intercomm
 ok_case neighbor.np4 0 4 -- neighbor
 ok_case topo_basic.np4 0 4 -- topo_basic
 
-# --- one-sided communication (issue 21): every rank is off every other's node, so puts and gets go
-# through the engine into the memory each rank exposed at the window's creation (path remote), while
-# accumulates and locks are served by the target's progress; PAMIR_WINDOW_DEVICE_RMA=0 serves them all ---
+# --- one-sided communication (issue 21): ranks reach each other's heap through the torus alone, so puts
+# and gets to MPI_Win_create memory go through the engine into the memory each rank exposed at the
+# window's creation (path remote), while accumulates and locks are served by the target's progress;
+# PAMIR_WINDOW_DEVICE_RMA=0 serves them all. MPI_Win_allocate memory is mapped: the ranks share a host ---
 # Which path: operations by the engine (win.device_rma) and served (win.served) on both ranks.
 rma_paths() {
   local e="$work/$1.err" r ok=1
@@ -146,8 +147,8 @@ ok_case rma_errors.np2 0 2 -- rma_errors
 ok_case rma_first_op.np2 0 2 -- rma_first_op
 ok_case rma_first_op.served 0 3 PAMIR_WINDOW_DEVICE_RMA=0 -- rma_first_op
 # Passive target while the target computes: a lock_all taken before, then puts, gets and a flag by put,
-# which only the engine's RMA can move (rma_passive's other mode locks and accumulates: served, it
-# needs the target's calls, a documented limit).
+# which on MPI_Win_create memory only the engine's RMA can move (rma_passive's other mode locks and
+# accumulates: served, it needs the target's calls, a documented limit).
 for flavour in allocate create; do
   ok_case "rma_passive.lock_all.$flavour" 0 3 -- rma_passive "$flavour" lock_all
 done
