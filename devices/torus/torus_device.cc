@@ -32,12 +32,6 @@ namespace {
 constexpr unsigned kEngineStartSeconds = 20;
 constexpr unsigned kEngineCheckUs = 100 * 1000;
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 // Starts the engine as a grandchild that nobody waits for (reaped by the launcher, a subreaper, or
 // init): the ranks' sibling, not a child whose end rank 0 would have to collect. It keeps rank 0's
 // process group, so a launcher that ends the job ends it too. Returns 0 or -errno.
@@ -396,7 +390,7 @@ ssize_t TorusDevice::transfer_sync(Intent intent, uint32_t task, const struct io
   // Polled a while before sleeping, as a blocked call is (PAMIR_SPIN_COUNT): a small transfer is done
   // sooner than a sleeper wakes (a one-sided put of 64 bytes took 10 us so against 25 us asleep).
   for (uint32_t spin = 0; spin < spin_count_ && c.value.load(std::memory_order_acquire) > 0; ++spin)
-    cpu_relax();
+    __builtin_ia32_pause();
   while (c.value.load(std::memory_order_acquire) > 0) {
     stash();
     check_engine();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The torus device (issue 20): the point-to-point, datatype, collective and persistent suites of
-# test/mpi run unchanged with every peer reached through the emulated torus (PAMIR_DEVICE=torus, or
+# The torus device (issue 20): the point-to-point, datatype, collective, persistent and one-sided suites
+# of test/mpi run unchanged with every peer reached through the emulated torus (PAMIR_DEVICE=torus, or
 # mpirun --torus), then what only the torus has: its report, its errors, its engine's life and death.
 # Prints PASS/FAIL per case and a final "N passed, N failed".
 #
