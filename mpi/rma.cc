@@ -354,9 +354,9 @@ inline bool fast_move(MPI_Win win, void *origin, int64_t count, MPI_Datatype typ
   if (!fast_args(w, target, disp, count, type, tcount, ttype, f) || (!origin && f.bytes)) return false;
   if (f.t->path == pamir::WinPath::mapped) {
     if (kPut)
-      std::memcpy(mapped_at(f), origin, f.bytes);
+      w->w->copy_mapped(mapped_at(f), origin, f.bytes);
     else
-      std::memcpy(origin, mapped_at(f), f.bytes);
+      w->w->copy_mapped(origin, mapped_at(f), f.bytes);
     return true;
   }
   return !f.bytes || (kPut ? w->w->put(uint32_t(target), f.addr, origin, f.bytes)

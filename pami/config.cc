@@ -198,6 +198,14 @@ Setting window_device_rma{
     "rank exposes at the window's creation, so passive target works while the target computes; "
     "accumulates and locks are still served by the target's progress (0: all of them served)",
     nullptr};
+Setting window_stream_run{
+    "PAMIR_WINDOW_STREAM_RUN", "4M", Type::Size,
+    "puts and gets into mapped window memory (MPI_Win_allocate, shared, MPI_Alloc_mem on the node) whose "
+    "destinations follow one another, once their run passes this many bytes, copy with streaming stores: "
+    "the run's first lines have left the cache before it comes back to them (a bandwidth window), so "
+    "stores that read each line first only cost; a copy into the same place again never runs on "
+    "(0: never stream)",
+    nullptr};
 Setting fault{"PAMIR_FAULT", "none", Type::Choice,
               "inject a failure, for tests: none, rdma-read (every rendezvous read fails; both sides "
               "get MPI_ERR_OTHER), or mr-local (the ofi device registers memory as a provider asking "
@@ -241,6 +249,7 @@ std::vector<Setting *> &all() {
                                      &window_offers,
                                      &window_slow_handoff_ns,
                                      &window_device_rma,
+                                     &window_stream_run,
                                      &wtime,
                                      &fault};
   return list;

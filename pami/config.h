@@ -88,6 +88,7 @@ extern Setting mailbox;                 // PAMIR_MAILBOX
 extern Setting window_offers;           // PAMIR_WINDOW_OFFERS
 extern Setting window_slow_handoff_ns;  // PAMIR_WINDOW_SLOW_HANDOFF_NS
 extern Setting window_device_rma;       // PAMIR_WINDOW_DEVICE_RMA
+extern Setting window_stream_run;       // PAMIR_WINDOW_STREAM_RUN
 extern Setting wtime;                   // PAMIR_WTIME
 
 }  // namespace pamir::config

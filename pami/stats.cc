@@ -118,6 +118,8 @@ const std::vector<Counter> &counters() {
        "pami"},
       {"win.device_rma", "win.device_rma (PAMIR_STATS)", offsetof(Stats, win_device_rma), 1,
        CounterKind::counter, "pami"},
+      {"win.mapped_streamed", "win.mapped_streamed (PAMIR_STATS)", offsetof(Stats, win_mapped_streamed), 1,
+       CounterKind::counter, "pami"},
       {"send.messages_by_path_protocol", "point-to-point sends by path (self, shm, ofi) and protocol",
        offsetof(Stats, sends_by_path), unsigned(Path::count_) * unsigned(SendProtocol::count_),
        CounterKind::counter, "pami"},

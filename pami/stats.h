@@ -89,8 +89,9 @@ struct Stats {
   uint64_t win_offers_streamed = 0;  // puts and gets whose data went through memory (stream_copy.h)
   // Operations this rank sent its targets to serve (kDispatchWin).
   uint64_t win_served = 0;
-  uint64_t win_shared = 0;      // batches whose cross-memory calls the target shared (window_batch.cc)
-  uint64_t win_device_rma = 0;  // puts and gets by a device's own RMA (window_remote.cc)
+  uint64_t win_shared = 0;           // batches whose cross-memory calls the target shared (window_batch.cc)
+  uint64_t win_device_rma = 0;       // puts and gets by a device's own RMA (window_remote.cc)
+  uint64_t win_mapped_streamed = 0;  // mapped puts and gets copied with streaming stores (RunCopier)
   uint64_t puts_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t put_bytes_by_protocol[unsigned(PutProtocol::count_)] = {};
   uint64_t gets_by_protocol[unsigned(GetProtocol::count_)] = {};

@@ -205,6 +205,7 @@ std::unique_ptr<Window> Window::create(Context &ctx, uint32_t id, const std::vec
       if (node[i] == rank && has_memory) base = w->seg_ + data_at[i];
     }
   }
+  w->copier_.set_threshold(config::window_stream_run.number);
   // Second round: everybody has it open (or says why not), and the bases of made memory are known.
   mine.base = uint64_t(uintptr_t(base));
   mine.status = err;
@@ -547,7 +548,7 @@ int Window::put_pieces(uint32_t r, const struct iovec *local, const struct iovec
     case WinPath::mapped: {
       const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
       for (unsigned i = 0; i < n; ++i)
-        std::memcpy(reinterpret_cast<void *>(uintptr_t(uint64_t(uintptr_t(remote[i].iov_base)) + shift)),
+        copy_mapped(reinterpret_cast<void *>(uintptr_t(uint64_t(uintptr_t(remote[i].iov_base)) + shift)),
                     local[i].iov_base, local[i].iov_len);
       return 0;
     }
@@ -574,7 +575,7 @@ int Window::get_pieces(uint32_t r, const struct iovec *local, const struct iovec
     case WinPath::mapped: {
       const uint64_t shift = uint64_t(uintptr_t(t.mapped)) - t.base;
       for (unsigned i = 0; i < n; ++i)
-        std::memcpy(local[i].iov_base,
+        copy_mapped(local[i].iov_base,
                     reinterpret_cast<void *>(uintptr_t(uint64_t(uintptr_t(remote[i].iov_base)) + shift)),
                     local[i].iov_len);
       return 0;

@@ -34,6 +34,8 @@
 #include <vector>
 
 #include "collectives/reduce_ops.h"
+#include "pami/stats.h"
+#include "pami/stream_copy.h"
 
 namespace pamir {
 
@@ -236,6 +238,10 @@ class Window {
   void *base() const { return reinterpret_cast<void *>(uintptr_t(targets_[rank_].base)); }
   WinTarget &target(uint32_t r) { return targets_[r]; }
   const WinTarget &target(uint32_t r) const { return targets_[r]; }
+  // A put's or get's copy on path mapped (the binding's fast path takes it too).
+  void copy_mapped(void *dst, const void *src, size_t n) {
+    if (copier_.copy(dst, src, n)) ++stats().win_mapped_streamed;
+  }
   // Rank r's memory in this process where it is mapped (MPI_Win_shared_query), else nullptr.
   uint8_t *shared_base(uint32_t r) const { return targets_[r].mapped; }
 
@@ -405,6 +411,7 @@ class Window {
   };
   Batch batch_;
   std::vector<std::pair<void *, uint64_t>> maps_;  // peers' MPI_Alloc_mem memory mapped here
+  RunCopier copier_;                               // path mapped's puts and gets (PAMIR_WINDOW_STREAM_RUN)
   dev::Device *rma_dev_ = nullptr;  // where this rank's memory is exposed for path remote, else nullptr
   uint32_t rma_hold_ = 0;           // that exposure (Device::expose_held)
   uint8_t *map_region(int32_t pid, int32_t fd, uint64_t bytes, uint64_t inode, uint64_t offset);

@@ -1008,6 +1008,27 @@ fi
 if has rma_first_op; then
   for np in 2 4; do ok_case "rma_first_op.np$np" 0 "$np" -- rma_first_op; done
 fi
+# rma_stream: bandwidth windows of puts and gets into mapped memory, whose copies stream once their run
+# passes PAMIR_WINDOW_STREAM_RUN (pami/stream_copy.h). With a run of 64 KiB every size of piece streams
+# some, and each rank must count streamed copies; with 0 none may stream. Every byte checked either way.
+if has rma_stream; then
+  for np in 2 3; do ok_case "rma_stream.np$np" 0 "$np" PAMIR_WINDOW_STREAM_RUN=64K -- rma_stream; done
+  if shm_only rma_stream.counted; then
+    stream_case() {  # name, PAMIR_WINDOW_STREAM_RUN, a pattern each rank's count must match, what it means
+      run "$1" 0 2 PAMIR_STATS=1 PAMIR_WINDOW_STREAM_RUN="$2" -- rma_stream || return
+      local r
+      for r in 0 1; do
+        if ! grep -Eq "rank $r win.mapped_streamed $3$" "$work/$1.err"; then
+          fail "$1" "rank $r: $4: $(grep 'win.mapped_streamed' "$work/$1.err" | tr '\n' '|')"
+          return
+        fi
+      done
+      pass "$1 ($(tail -1 "$work/$1.out"))"
+    }
+    stream_case rma_stream.counted 64K "[1-9][0-9]*" "no copy streamed"
+    stream_case rma_stream.never 0 0 "copies streamed with PAMIR_WINDOW_STREAM_RUN=0"
+  fi
+fi
 if has rma_leak && [ "$quick" != 1 ]; then
   for np in 2 3; do ok_case "rma_leak.np$np" 0 "$np" -- rma_leak; done
 fi
