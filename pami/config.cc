@@ -36,10 +36,11 @@ Setting get_protocols{"PAMIR_GET_PROTOCOLS", "rdma", Type::ProtocolTable,
 Setting stats{"PAMIR_STATS", "0", Type::Bool, "print per-protocol message counts at MPI_Finalize", nullptr};
 Setting shm_ring_size{"PAMIR_SHM_RING_SIZE", "64K", Type::Size,
                       "bytes of each shared-memory ring between a pair of local ranks (4K to 16M)", nullptr};
-Setting spin_count{"PAMIR_SPIN_COUNT", "2000", Type::Count,
-                   "progress polls a blocked call makes before it sleeps on its doorbell (on the torus also "
-                   "the polls of a synchronous transfer's counter)",
-                   nullptr};
+Setting spin_count{
+    "PAMIR_SPIN_COUNT", "2000", Type::Count,
+    "progress polls a blocked call makes before it sleeps on its doorbell (on the torus also "
+    "the polls of a synchronous transfer's counter, which yield as PAMIR_YIELD_WHEN_IDLE says)",
+    nullptr};
 Setting sleep_max_us{"PAMIR_SLEEP_MAX_US", "10000", Type::Count,
                      "longest sleep, in microseconds, before a blocked call polls again", nullptr};
 Setting device{"PAMIR_DEVICE", "auto", Type::Choice,

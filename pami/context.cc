@@ -258,6 +258,7 @@ int Context::open_torus(std::string &why) {
   p.fault = config::torus_fault.value;
   p.fail_reads = fault_rdma_read_;
   p.spin_count = uint32_t(std::min<uint64_t>(config::spin_count.number, UINT32_MAX));
+  p.yield = yield_;
   // Checked here, as the settings' ranges are: a Count setting is any non-negative number.
   if (config::torus_link_mbps.number < 1 || config::torus_link_mbps.number > 1000000 ||
       config::torus_hop_ns.number > 1000000) {

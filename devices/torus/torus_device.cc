@@ -96,6 +96,7 @@ std::unique_ptr<Device> TorusDevice::create(const TorusParams &p, std::string &w
   d->fatal_ = p.fatal;
   d->fail_reads_ = p.fail_reads;
   d->spin_count_ = p.spin_count;
+  d->yield_ = p.yield;
   d->area_len_ = torus::area_bytes(p.ntasks);
   if (p.my_task == 0) {
     torus::Geometry g;
@@ -388,9 +389,15 @@ ssize_t TorusDevice::transfer_sync(Intent intent, uint32_t task, const struct io
   transfer(intent, task, local, nlocal, remote, nremote, key, counter, true);
   const torus::Counter &c = me_->counters[counter - 1];
   // Polled a while before sleeping, as a blocked call is (PAMIR_SPIN_COUNT): a small transfer is done
-  // sooner than a sleeper wakes (a one-sided put of 64 bytes took 10 us so against 25 us asleep).
-  for (uint32_t spin = 0; spin < spin_count_ && c.value.load(std::memory_order_acquire) > 0; ++spin)
-    __builtin_ia32_pause();
+  // sooner than a sleeper wakes (a one-sided put of 64 bytes took 10 us so against 25 us asleep). Where
+  // the ranks and the engine outnumber the CPUs, each poll hands the CPU on: the engine doing this
+  // transfer may be waiting for it.
+  for (uint32_t spin = 0; spin < spin_count_ && c.value.load(std::memory_order_acquire) > 0; ++spin) {
+    if (yield_)
+      sched_yield();
+    else
+      __builtin_ia32_pause();
+  }
   while (c.value.load(std::memory_order_acquire) > 0) {
     stash();
     check_engine();

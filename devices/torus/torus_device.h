@@ -50,6 +50,7 @@ struct TorusParams {
   std::string fault;             // PAMIR_TORUS_FAULT
   bool fail_reads = false;       // PAMIR_FAULT=rdma-read: every start_read() fails (-EFAULT)
   uint32_t spin_count = 2000;    // PAMIR_SPIN_COUNT: polls of a transfer's counter before sleeping
+  bool yield = false;            // those polls hand the CPU on (PAMIR_YIELD_WHEN_IDLE as the context has it)
   uint32_t link_mbps = 2000;     // PAMIR_TORUS_LINK_MBPS
   uint32_t hop_ns = 40;          // PAMIR_TORUS_HOP_NS
   std::function<int()> barrier;  // every rank of the job
@@ -184,6 +185,7 @@ class TorusDevice final : public Device {
   uint64_t landed_seen_ = 0;            // RankBlock::landed when the poll last looked for full ones
   bool fail_reads_ = false;
   uint32_t spin_count_ = 2000;
+  bool yield_ = false;
   int engine_pidfd_ = -1;
   // Rank 0 at shutdown: the rest of the job detaching, then the engine's replay and report.
   static constexpr int kEngineExitWaitMs = 120000;
