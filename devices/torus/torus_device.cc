@@ -19,6 +19,7 @@
 #include "devices/torus/fault.h"
 #include "devices/torus/geometry.h"
 #include "devices/torus/replay.h"
+#include "pami/spin.h"
 
 namespace pamir::dev {
 
@@ -392,12 +393,8 @@ ssize_t TorusDevice::transfer_sync(Intent intent, uint32_t task, const struct io
   // sooner than a sleeper wakes (a one-sided put of 64 bytes took 10 us so against 25 us asleep). Where
   // the ranks and the engine outnumber the CPUs, each poll hands the CPU on: the engine doing this
   // transfer may be waiting for it.
-  for (uint32_t spin = 0; spin < spin_count_ && c.value.load(std::memory_order_acquire) > 0; ++spin) {
-    if (yield_)
-      sched_yield();
-    else
-      __builtin_ia32_pause();
-  }
+  for (uint32_t spin = 0; spin < spin_count_ && c.value.load(std::memory_order_acquire) > 0; ++spin)
+    spin_pause(yield_);
   while (c.value.load(std::memory_order_acquire) > 0) {
     stash();
     check_engine();

@@ -10,7 +10,6 @@
 // the matched receive (kDispatchRdvData) and sends later large messages to that peer eagerly; the target
 // acknowledges once all of it has arrived. A read that fails otherwise completes the receive with an
 // error and writes the error into the origin's slot, so both sides fail and neither hangs.
-#include <sched.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,19 +19,13 @@
 #include "datatype/layout.h"
 #include "pami/config.h"
 #include "pami/context.h"
+#include "pami/spin.h"
 
 namespace pamir {
 
 namespace {
 // One read covers at most this much, so the target's counter moves as the data arrives.
 constexpr uint64_t kPullChunk = uint64_t(64) << 20;
-
-void spin_pause(bool yield) {
-  if (yield)
-    sched_yield();
-  else
-    __builtin_ia32_pause();
-}
 }  // namespace
 
 void Context::on_rts(uint32_t src_task, const RtsHeader &h, const void *layout, size_t layout_len) {

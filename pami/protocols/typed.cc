@@ -12,7 +12,6 @@
 //   (rendezvous.cc decides, by PAMIR_DT_CHUNK_MIN);
 // - a message to self copies the common pieces from one layout to the other.
 // A layout here is only segments, an extent and a count: nothing in this file knows datatypes.
-#include <sched.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -22,6 +21,7 @@
 #include "datatype/layout.h"
 #include "pami/context.h"
 #include "pami/protocols/packets.h"
+#include "pami/spin.h"
 
 namespace pamir {
 
@@ -304,12 +304,8 @@ Context::LayoutShare &Context::free_layout_share() {
     if (layout_shares_[i].seq < layout_shares_[oldest].seq) oldest = i;
   LayoutShare &e = layout_shares_[oldest];
   move_layout_share(e, true);
-  while (!end_layout_share(oldest)) {
-    if (yield_)
-      sched_yield();  // oversubscribed (PAMIR_SHM_SHARED_COPY=yes): the origin may need this core
-    else
-      __builtin_ia32_pause();
-  }
+  // Oversubscribed (PAMIR_SHM_SHARED_COPY=yes), the origin may need this core.
+  while (!end_layout_share(oldest)) spin_pause(yield_);
   return e;
 }
 
