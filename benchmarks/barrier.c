@@ -15,7 +15,8 @@
  * checked barriers' after-effects and is not a measurement.
  */
 #include "common.h"
-
+/* After common.h, whose _POSIX_C_SOURCE <time.h> reads (clock_gettime, nanosleep); this line keeps
+ * clang-format from sorting the two. */
 #include <time.h>
 
 #define BARRIER_DELAY_NS 200000L
@@ -38,8 +39,7 @@ static int one_host(int rank, int nranks) {
   if (rank == 0) {
     for (r = 1; r < nranks; r++) {
       memset(other, 0, sizeof other);
-      MPI_Recv(other, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, r, BENCH_TAG_SYNC, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
+      MPI_Recv(other, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, r, BENCH_TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (strcmp(name, other) != 0) same = 0;
     }
     for (r = 1; r < nranks; r++) MPI_Send(&same, 1, MPI_INT, r, BENCH_TAG_SYNC, MPI_COMM_WORLD);
@@ -132,8 +132,10 @@ int main(int argc, char **argv) {
       for (b = 0; b < n; b++)
         if (leave[b] < enter[b]) errors++;
       if (errors)
-        fprintf(stderr, "%s: %d of %ld barriers were left by some rank before every rank had "
-                "entered them\n", argv[0], errors, n);
+        fprintf(stderr,
+                "%s: %d of %ld barriers were left by some rank before every rank had "
+                "entered them\n",
+                argv[0], errors, n);
       free(e);
       free(l);
     } else {
@@ -142,8 +144,8 @@ int main(int argc, char **argv) {
     }
   }
 
-  errors = bench_coll_report(rank, nranks, 0, 0, timer * 1e6 / (double)o.iterations, o.iterations,
-                             errors, &o);
+  errors =
+      bench_coll_report(rank, nranks, 0, 0, timer * 1e6 / (double)o.iterations, o.iterations, errors, &o);
 
   free(enter);
   free(leave);

@@ -79,8 +79,7 @@ int main(int argc, char **argv) {
     for (i = 0; i < iters + skip; i++) {
       if (i == skip) t_start = MPI_Wtime();
       if (o.validate)
-        for (j = 0; j < w; j++)
-          bench_fill(sbuf + (size_t)j * slot_bytes, size, bench_seed(size, i, j, rank));
+        for (j = 0; j < w; j++) bench_fill(sbuf + (size_t)j * slot_bytes, size, bench_seed(size, i, j, rank));
 #ifdef BENCH_BIDIRECTIONAL
       for (j = 0; j < w; j++)
         MPI_Irecv(rbuf + (o.validate ? (size_t)j * slot_bytes : 0), count, MPI_CHAR, peer,

@@ -78,8 +78,8 @@ int main(int argc, char **argv) {
       t_local += now_us() - t0;
     }
     waitpid(child, NULL, 0);
-    printf("%zu bytes, %s: process_vm_readv %.2f us, memcpy of shared memory %.2f us, local memcpy %.2f us\n", n,
-           rewrite ? "written before each copy" : "clean", t_cma / iters, t_shm / iters, t_local / iters);
+    printf("%zu bytes, %s: process_vm_readv %.2f us, memcpy of shared memory %.2f us, local memcpy %.2f us\n",
+           n, rewrite ? "written before each copy" : "clean", t_cma / iters, t_shm / iters, t_local / iters);
     munmap(shared, 4096 + n);
     free(priv);
     free(dst);

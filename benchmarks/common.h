@@ -17,11 +17,10 @@
  * N decimals instead of 2 (sub-microsecond latencies need 3 for a meaningful ratio), and
  * --iterations-large N / --warmup-large N set the counts above 8 KiB alone (-i and -x set both).
  * barrier has no sizes: it accepts -m and ignores it, as OSU's osu_barrier does, and ignores the
- * "large" counts. halo takes -m [MIN:]MAX as the range of the cube edge N (not bytes) and its "large" counts apply
- * above N = 64; dt_commit takes no -m (see the programs).
- * The one-sided benchmarks (one_sided.c; kinds BENCH_RMA_LAT and BENCH_RMA_BW) also take OSU's
- * -w/--win-options WIN and -s/--sync-option SYNC; the program checks the values and sets
- * bench_usage_extra, the lines about them in -h.
+ * "large" counts. halo takes -m [MIN:]MAX as the range of the cube edge N (not bytes) and its "large" counts
+ * apply above N = 64; dt_commit takes no -m (see the programs). The one-sided benchmarks (one_sided.c; kinds
+ * BENCH_RMA_LAT and BENCH_RMA_BW) also take OSU's -w/--win-options WIN and -s/--sync-option SYNC; the program
+ * checks the values and sets bench_usage_extra, the lines about them in -h.
  */
 #ifndef PAMIR_BENCH_COMMON_H
 #define PAMIR_BENCH_COMMON_H
@@ -40,20 +39,31 @@
 #define BENCH_SIZE_WIDTH 10
 #define BENCH_PRECISION 2 /* OSU's; --precision changes it */
 static int bench_precision = BENCH_PRECISION;
-#define BENCH_MAX_SIZE ((size_t)1 << 22)   /* 4 MiB, OSU's MAX_MESSAGE_SIZE */
-#define BENCH_LARGE_SIZE ((size_t)8192)    /* above this, the "large" loop counts apply */
+#define BENCH_MAX_SIZE ((size_t)1 << 22) /* 4 MiB, OSU's MAX_MESSAGE_SIZE */
+#define BENCH_LARGE_SIZE ((size_t)8192)  /* above this, the "large" loop counts apply */
 
 enum bench_kind {
-  BENCH_LATENCY, BENCH_BW, BENCH_BIBW, BENCH_MULTI_LAT, BENCH_MBW_MR, BENCH_ALLREDUCE,
-  BENCH_HALO,     /* halo.c: sizes are the cube edge N, 16..256 */
+  BENCH_LATENCY,
+  BENCH_BW,
+  BENCH_BIBW,
+  BENCH_MULTI_LAT,
+  BENCH_MBW_MR,
+  BENCH_ALLREDUCE,
+  BENCH_HALO,      /* halo.c: sizes are the cube edge N, 16..256 */
   BENCH_DT_COMMIT, /* dt_commit.c: no sizes; -i/-x count the later transfers */
   /* OSU's other collectives: barrier (no sizes), bcast/allgather/alltoall (MPI_CHAR, 1 B..1 MiB),
    * reduce and the non-blocking iallreduce (MPI_FLOAT, 4 B..1 MiB, like allreduce) */
-  BENCH_BARRIER, BENCH_BCAST, BENCH_REDUCE, BENCH_ALLGATHER, BENCH_ALLTOALL, BENCH_IALLREDUCE,
+  BENCH_BARRIER,
+  BENCH_BCAST,
+  BENCH_REDUCE,
+  BENCH_ALLGATHER,
+  BENCH_ALLTOALL,
+  BENCH_IALLREDUCE,
   /* one_sided.c: OSU's one-sided latency-type programs (osu_put_latency, osu_get_latency,
    * osu_acc_latency, osu_fop_latency, osu_cas_latency, osu_get_acc_latency: 1 B..4 MiB, latency loop
    * counts) and bandwidth-type ones (osu_put_bw, osu_get_bw, osu_put_bibw: window of 64) */
-  BENCH_RMA_LAT, BENCH_RMA_BW
+  BENCH_RMA_LAT,
+  BENCH_RMA_BW
 };
 
 /* OSU 7.x -D/--ddt (latency only): none, "cont" (MPI_Type_contiguous of the size) or
@@ -78,7 +88,7 @@ static inline int bench_kind_rma(enum bench_kind k) {
 }
 /* Printed at the end of -h's option list when set (one_sided.c: its -w and -s). */
 static const char *bench_usage_extra = NULL;
-#define BENCH_COLL_MAX_SIZE ((size_t)1 << 20) /* 1 MiB, OSU's MAX_MSG_SIZE_COLL */
+#define BENCH_COLL_MAX_SIZE ((size_t)1 << 20)    /* 1 MiB, OSU's MAX_MSG_SIZE_COLL */
 #define BENCH_COLL_MEM_LIMIT ((size_t)512 << 20) /* OSU's MAX_MEM_LIMIT: size * ranks at most */
 static inline int bench_kind_coll(enum bench_kind k) {
   return k == BENCH_ALLREDUCE || k == BENCH_BARRIER || k == BENCH_BCAST || k == BENCH_REDUCE ||
@@ -98,11 +108,11 @@ struct bench_options {
   long skip_large;
   int window;
   int validate;
-  int full; /* -f (collectives): also min, max and iterations */
-  int num_tests; /* -t (iallreduce): MPI_Test calls during the dummy compute, OSU's default 0 */
-  enum bench_ddt ddt; /* -D (latency) */
-  long ddt_stride;    /* bytes, vect only */
-  long ddt_block;     /* bytes, vect only */
+  int full;             /* -f (collectives): also min, max and iterations */
+  int num_tests;        /* -t (iallreduce): MPI_Test calls during the dummy compute, OSU's default 0 */
+  enum bench_ddt ddt;   /* -D (latency) */
+  long ddt_stride;      /* bytes, vect only */
+  long ddt_block;       /* bytes, vect only */
   const char *rma_win;  /* -w (one-sided kinds), unchecked; NULL: the program's default */
   const char *rma_sync; /* -s (one-sided kinds), unchecked; NULL: the program's default */
 };
@@ -119,12 +129,18 @@ static inline void bench_usage(const char *name, enum bench_kind kind) {
     printf("  -m, --message-size [MIN:]MAX  accepted and ignored (no sizes), as OSU's osu_barrier\n");
   else if (!dtc && !bar)
     printf("  -m, --message-size [MIN:]MAX  sizes MIN..MAX bytes in powers of two (default %s)%s\n",
-           lat && !rma ? "0:4194304" : bench_kind_float(kind) ? "4:1048576" : coll ? "1:1048576" : "1:4194304",
-           kind == BENCH_ALLGATHER || kind == BENCH_ALLTOALL ? ";\n                                the size each rank sends to each rank" : "");
+           lat && !rma              ? "0:4194304"
+           : bench_kind_float(kind) ? "4:1048576"
+           : coll                   ? "1:1048576"
+                                    : "1:4194304",
+           kind == BENCH_ALLGATHER || kind == BENCH_ALLTOALL
+               ? ";\n                                the size each rank sends to each rank"
+               : "");
   if (dtc) {
     printf("  -i, --iterations ITER         timed later transfers (default 1000)\n");
-    printf("  -x, --warmup WARMUP           untimed transfers between the first and the timed ones\n"
-           "                                (default 10)\n");
+    printf(
+        "  -x, --warmup WARMUP           untimed transfers between the first and the timed ones\n"
+        "                                (default 10)\n");
   } else if (bar) {
     printf("  -i, --iterations ITER         timed barriers (default 1000)\n");
     printf("  -x, --warmup WARMUP           untimed barriers before them (default 100)\n");
@@ -133,38 +149,48 @@ static inline void bench_usage(const char *name, enum bench_kind kind) {
     printf("  -x, --warmup WARMUP           untimed exchanges per N (default 100, 10 above N = 64)\n");
   } else {
     printf("  -i, --iterations ITER         timed iterations per size (default %s)\n",
-           lat ? "10000, 1000 above 8 KiB" : coll ? "1000, 100 above 8 KiB" : "100, 20 above 8 KiB");
+           lat    ? "10000, 1000 above 8 KiB"
+           : coll ? "1000, 100 above 8 KiB"
+                  : "100, 20 above 8 KiB");
     printf("  -x, --warmup WARMUP           untimed warm-up iterations per size (default %s)\n",
-           lat ? "100, 10 above 8 KiB" : coll ? "100, 10 above 8 KiB" : "10, 2 above 8 KiB");
+           lat    ? "100, 10 above 8 KiB"
+           : coll ? "100, 10 above 8 KiB"
+                  : "10, 2 above 8 KiB");
   }
   if (kind == BENCH_LATENCY)
-    printf("  -D, --ddt TYPE                send and receive one derived datatype per message, as OSU\n"
-           "                                7.x: vect:STRIDE:BLOCK = MPI_Type_vector(size / STRIDE,\n"
-           "                                BLOCK, STRIDE, MPI_CHAR); cont = MPI_Type_contiguous(size,\n"
-           "                                MPI_CHAR); adds a Transmit Size column (bytes moved)\n");
+    printf(
+        "  -D, --ddt TYPE                send and receive one derived datatype per message, as OSU\n"
+        "                                7.x: vect:STRIDE:BLOCK = MPI_Type_vector(size / STRIDE,\n"
+        "                                BLOCK, STRIDE, MPI_CHAR); cont = MPI_Type_contiguous(size,\n"
+        "                                MPI_CHAR); adds a Transmit Size column (bytes moved)\n");
   if (bench_kind_window(kind))
     printf("  -W, --window-size WINDOW      messages in flight per iteration (default 64)\n");
   if (kind == BENCH_IALLREDUCE) {
-    printf("  -t, --num_test_calls CALLS    MPI_Test calls interleaved with the dummy compute\n"
-           "                                (default 0, as OSU: compute, then MPI_Wait)\n");
-    printf("  -f, --full                    also print the Coll. Init, MPI_Test and MPI_Wait times and\n"
-           "                                the min and max pure communication time over the ranks\n");
+    printf(
+        "  -t, --num_test_calls CALLS    MPI_Test calls interleaved with the dummy compute\n"
+        "                                (default 0, as OSU: compute, then MPI_Wait)\n");
+    printf(
+        "  -f, --full                    also print the Coll. Init, MPI_Test and MPI_Wait times and\n"
+        "                                the min and max pure communication time over the ranks\n");
   } else if (coll)
-    printf("  -f, --full                    also print min and max latency over the ranks and the\n"
-           "                                iteration count\n");
+    printf(
+        "  -f, --full                    also print min and max latency over the ranks and the\n"
+        "                                iteration count\n");
   if (bar)
-    printf("  -c, --validation              check that no rank leaves a barrier before every rank has\n"
-           "                                entered it (one rank enters late); adds a Validation column\n");
+    printf(
+        "  -c, --validation              check that no rank leaves a barrier before every rank has\n"
+        "                                entered it (one rank enters late); adds a Validation column\n");
   else if (rma)
-    printf("  -c, --validation              check every byte each operation puts, gets, accumulates or\n"
-           "                                fetches, and the whole target window after each size; adds\n"
-           "                                a Validation column\n");
+    printf(
+        "  -c, --validation              check every byte each operation puts, gets, accumulates or\n"
+        "                                fetches, and the whole target window after each size; adds\n"
+        "                                a Validation column\n");
   else
     printf("  -c, --validation              check every received %s; adds a Validation column\n",
            bench_kind_float(kind) ? "element of the result"
-           : coll ? "byte (and that the send buffer is unchanged)"
-           : halo ? "halo element (and the untouched rest)"
-           : "byte (and, with a datatype, that the gaps are untouched)");
+           : coll                 ? "byte (and that the send buffer is unchanged)"
+           : halo                 ? "halo element (and the untouched rest)"
+                                  : "byte (and, with a datatype, that the gaps are untouched)");
   printf("      --precision N             decimals in the value column (default 2, as OSU)\n");
   if (!dtc && !bar) {
     printf("      --iterations-large N      timed iterations above %s only (after -i)\n",
@@ -201,10 +227,9 @@ static inline int bench_parse_long(const char *s, long *out, long min) {
 /* Maps the long spellings OSU accepts to the short ones, so argv can go to getopt unchanged. */
 static inline const char *bench_long_to_short(const char *arg) {
   static const char *map[][2] = {
-      {"--message-size", "-m"}, {"--iterations", "-i"}, {"--warmup", "-x"},
-      {"--window-size", "-W"},  {"--validation", "-c"}, {"--version", "-v"},
-      {"--help", "-h"},         {"--full", "-f"},           {"--ddt", "-D"},
-      {"--num_test_calls", "-t"}, {"--win-options", "-w"},     {"--sync-option", "-s"},
+      {"--message-size", "-m"}, {"--iterations", "-i"},     {"--warmup", "-x"},      {"--window-size", "-W"},
+      {"--validation", "-c"},   {"--version", "-v"},        {"--help", "-h"},        {"--full", "-f"},
+      {"--ddt", "-D"},          {"--num_test_calls", "-t"}, {"--win-options", "-w"}, {"--sync-option", "-s"},
   };
   size_t i;
   for (i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -310,8 +335,9 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
         }
         if (!ok || o->min_size > o->max_size ||
             (kind == BENCH_HALO && (o->min_size < 1 || o->max_size > BENCH_HALO_LIMIT_N))) {
-          if (rank == 0) fprintf(stderr, "%s: invalid %s range '%s'\n", name,
-                                 kind == BENCH_HALO ? "N (1..400)" : "message size", val);
+          if (rank == 0)
+            fprintf(stderr, "%s: invalid %s range '%s'\n", name,
+                    kind == BENCH_HALO ? "N (1..400)" : "message size", val);
           return -1;
         }
         break;
@@ -343,8 +369,10 @@ static inline int bench_parse_options(int argc, char **argv, enum bench_kind kin
           }
         }
         if (rank == 0)
-          fprintf(stderr, "%s: invalid datatype '%s' (vect:STRIDE:BLOCK with 1 <= BLOCK <= STRIDE, "
-                  "or cont)\n", name, val);
+          fprintf(stderr,
+                  "%s: invalid datatype '%s' (vect:STRIDE:BLOCK with 1 <= BLOCK <= STRIDE, "
+                  "or cont)\n",
+                  name, val);
         return -1;
       }
       case 'i':
@@ -494,9 +522,8 @@ static inline int bench_count_ok(const MPI_Status *st, size_t size) {
 
 /* With `extra` (OSU's "Transmit Size" of -D, say) a last column after Validation, as OSU puts it;
  * `datatype` is the "# Datatype:" line's text, `size_column` the first column's heading. */
-static inline void bench_print_header_ex(const char *title, const char *datatype,
-                                         const char *size_column, const char *column, int validate,
-                                         const char *extra) {
+static inline void bench_print_header_ex(const char *title, const char *datatype, const char *size_column,
+                                         const char *column, int validate, const char *extra) {
   printf("# %s %s\n", title, BENCH_VERSION);
   printf("# Datatype: %s.\n", datatype);
   printf("%-*s%*s", BENCH_SIZE_WIDTH, size_column, BENCH_FIELD_WIDTH, column);
@@ -511,8 +538,7 @@ static inline void bench_print_header(const char *title, const char *column, int
 }
 
 /* extra < 0: no extra column. */
-static inline void bench_print_row_ex(size_t size, double value, int validate, int failed,
-                                      long long extra) {
+static inline void bench_print_row_ex(size_t size, double value, int validate, int failed, long long extra) {
   printf("%-*zu%*.*f", BENCH_SIZE_WIDTH, size, BENCH_FIELD_WIDTH, bench_precision, value);
   if (validate) printf("%*s", BENCH_FIELD_WIDTH, failed ? "Fail" : "Pass");
   if (extra >= 0) printf("%*lld", BENCH_FIELD_WIDTH, extra);
@@ -556,7 +582,9 @@ static inline double bench_sum2(int rank, double mine) {
   return mine + theirs;
 }
 
-static inline size_t bench_next_size(size_t size) { return size ? size * 2 : 1; }
+static inline size_t bench_next_size(size_t size) {
+  return size ? size * 2 : 1;
+}
 
 /*
  * The blocking collectives' output (OSU 7.x print_only_header / print_stats): "# Datatype:" line
@@ -564,8 +592,7 @@ static inline size_t bench_next_size(size_t size) { return size ? size * 2 : 1; 
  * highest of the ranks' means and the iteration count, with -c a Validation column. Without a size
  * column (barrier) the header is "# Avg Latency(us)" and the value is 17 wide, as OSU prints it.
  */
-static inline void bench_coll_header(const char *title, const char *datatype,
-                                     const struct bench_options *o) {
+static inline void bench_coll_header(const char *title, const char *datatype, const struct bench_options *o) {
   printf("# %s %s\n", title, BENCH_VERSION);
   if (datatype) {
     printf("# Datatype: %s.\n", datatype);
@@ -574,8 +601,8 @@ static inline void bench_coll_header(const char *title, const char *datatype,
     printf("# Avg Latency(us)");
   }
   if (o->full)
-    printf("%*s%*s%*s", BENCH_FIELD_WIDTH, "Min Latency(us)", BENCH_FIELD_WIDTH, "Max Latency(us)",
-           12, "Iterations");
+    printf("%*s%*s%*s", BENCH_FIELD_WIDTH, "Min Latency(us)", BENCH_FIELD_WIDTH, "Max Latency(us)", 12,
+           "Iterations");
   if (o->validate) printf("%*s", BENCH_FIELD_WIDTH, "Validation");
   printf("\n");
   fflush(stdout);
@@ -584,9 +611,8 @@ static inline void bench_coll_header(const char *title, const char *datatype,
 /* Collective over MPI_COMM_WORLD: `latency` is this rank's mean in microseconds; `errors` this
  * rank's failed checks. Rank 0 prints the row (show_size 0: barrier's row without a size). Returns
  * the number of failed checks over all ranks. */
-static inline int bench_coll_report(int rank, int nranks, int show_size, size_t size,
-                                    double latency, long iters, int errors,
-                                    const struct bench_options *o) {
+static inline int bench_coll_report(int rank, int nranks, int show_size, size_t size, double latency,
+                                    long iters, int errors, const struct bench_options *o) {
   double lat_sum = 0.0, lat_min = 0.0, lat_max = 0.0;
   int errors_all = 0;
   MPI_Reduce(&latency, &lat_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);

@@ -46,8 +46,8 @@ static int dt_layout(int *len, int *disp, long *ints) {
 }
 
 /* The receive buffer as it must be after a receive: gap pattern, sender's ints in the blocks. */
-static void dt_expect(unsigned char *want, unsigned char *data, size_t bytes, const int *len,
-                      const int *disp, uint32_t gap_seed, uint32_t data_seed) {
+static void dt_expect(unsigned char *want, unsigned char *data, size_t bytes, const int *len, const int *disp,
+                      uint32_t gap_seed, uint32_t data_seed) {
   int k;
   bench_fill(want, bytes, gap_seed);
   bench_fill(data, bytes, data_seed);
@@ -151,9 +151,10 @@ int main(int argc, char **argv) {
              DT_BLOCKS, DT_SEED, ints, ints * (long)sizeof(int), s.bytes);
     printf("# %s %s\n", title, BENCH_VERSION);
     printf("# Datatype: %s.\n", line);
-    printf("# Steps: 1 = MPI_Type_indexed + MPI_Type_commit, 2 = first transfer of one element "
-           "(half round trip), 3 = later transfers (mean of %ld after %ld untimed).\n",
-           o.iterations, o.skip);
+    printf(
+        "# Steps: 1 = MPI_Type_indexed + MPI_Type_commit, 2 = first transfer of one element "
+        "(half round trip), 3 = later transfers (mean of %ld after %ld untimed).\n",
+        o.iterations, o.skip);
     printf("%-*s%*s", BENCH_SIZE_WIDTH, "# Step", BENCH_FIELD_WIDTH, "Time(us)");
     if (o.validate) printf("%*s", BENCH_FIELD_WIDTH, "Validation");
     printf("\n");

@@ -28,12 +28,14 @@
 #include "common.h"
 
 /* Element (z, y, x) of an (n+2)^3 array. */
-#define HALO_IDX(n, z, y, x) ((((size_t)(z) * (size_t)((n) + 2)) + (size_t)(y)) * (size_t)((n) + 2) + (size_t)(x))
+#define HALO_IDX(n, z, y, x) \
+  ((((size_t)(z) * (size_t)((n) + 2)) + (size_t)(y)) * (size_t)((n) + 2) + (size_t)(x))
 #define HALO_SENTINEL (-1.0)
 
 /* The value of interior element idx of rank r in iteration it: a whole number below 2^46. */
 static double halo_value(int r, long it, size_t idx) {
-  const uint64_t v = ((((uint64_t)it & 1023u) << 10 | ((uint64_t)r & 1023u)) << 26) | (idx & ((1u << 26) - 1));
+  const uint64_t v =
+      ((((uint64_t)it & 1023u) << 10 | ((uint64_t)r & 1023u)) << 26) | (idx & ((1u << 26) - 1));
   return (double)v;
 }
 

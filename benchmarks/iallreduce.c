@@ -68,8 +68,8 @@ static void prepare(int validate, float *sbuf, float *rbuf, size_t count, int ra
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static int check(int validate, const float *sbuf, const float *rbuf, size_t count, int rank,
-                 int nranks, long i) {
+static int check(int validate, const float *sbuf, const float *rbuf, size_t count, int rank, int nranks,
+                 long i) {
   size_t k;
   int r;
   if (!validate) return 0;
@@ -209,8 +209,8 @@ int main(int argc, char **argv) {
       if (overlap < 0.0) overlap = 0.0;
       printf("%-*zu%*.*f%*.*f", BENCH_SIZE_WIDTH, size, w, p, s_overall, w, p, s_comp - s_test);
       if (o.full)
-        printf("%*.*f%*.*f%*.*f%*.*f%*.*f%*.*f", w, p, s_init, w, p, s_test, w, p, s_wait, w, p,
-               s_comm, w, p, c_min, w, p, c_max);
+        printf("%*.*f%*.*f%*.*f%*.*f%*.*f%*.*f", w, p, s_init, w, p, s_test, w, p, s_wait, w, p, s_comm, w, p,
+               c_min, w, p, c_max);
       else
         printf("%*.*f", w, p, s_comm);
       printf("%*.*f", w, p, overlap);

@@ -19,8 +19,8 @@
 
 /* The receive buffer as it must be after a -D receive: the gap pattern, the sender's bytes in
  * the blocks. `data` is scratch. */
-static void ddt_expect(unsigned char *want, unsigned char *data, size_t size,
-                       const struct bench_options *o, uint32_t gap_seed, uint32_t data_seed) {
+static void ddt_expect(unsigned char *want, unsigned char *data, size_t size, const struct bench_options *o,
+                       uint32_t gap_seed, uint32_t data_seed) {
   size_t k, nblocks;
   bench_fill(want, size, gap_seed);
   bench_fill(data, size, data_seed);
@@ -35,8 +35,8 @@ static void ddt_expect(unsigned char *want, unsigned char *data, size_t size,
 
 /* -c check of one -D receive: the whole buffer against the expectation, and the element count. */
 static int ddt_bad(const unsigned char *rbuf, unsigned char *want, unsigned char *data, size_t size,
-                   const struct bench_options *o, uint32_t gap_seed, uint32_t data_seed,
-                   MPI_Status *st, MPI_Datatype dt, long long moved) {
+                   const struct bench_options *o, uint32_t gap_seed, uint32_t data_seed, MPI_Status *st,
+                   MPI_Datatype dt, long long moved) {
   int elems = -1;
   ddt_expect(want, data, size, o, gap_seed, data_seed);
   MPI_Get_elements(st, dt, &elems);
@@ -84,8 +84,8 @@ int main(int argc, char **argv) {
   }
 
   if (o.ddt == BENCH_DDT_VECT)
-    snprintf(ddt_name, sizeof ddt_name, "MPI_Type_vector(size / %ld, %ld, %ld, MPI_CHAR)",
-             o.ddt_stride, o.ddt_block, o.ddt_stride);
+    snprintf(ddt_name, sizeof ddt_name, "MPI_Type_vector(size / %ld, %ld, %ld, MPI_CHAR)", o.ddt_stride,
+             o.ddt_block, o.ddt_stride);
   else
     snprintf(ddt_name, sizeof ddt_name, "%s",
              o.ddt == BENCH_DDT_CONT ? "MPI_Type_contiguous(size, MPI_CHAR)" : "MPI_CHAR");
@@ -134,20 +134,20 @@ int main(int argc, char **argv) {
         MPI_Send(sbuf, count, dt, peer, 1, MPI_COMM_WORLD);
         MPI_Recv(rbuf, count, dt, peer, 1, MPI_COMM_WORLD, &st);
         if (o.validate) {
-          if (dt != MPI_CHAR ? ddt_bad(rbuf, want, data, size, &o, bench_seed(size, i, 1, 0),
-                                       bench_seed(size, i, 0, 1), &st, dt, moved)
-                             : !bench_count_ok(&st, size) ||
-                                   bench_check(rbuf, size, bench_seed(size, i, 0, 1)))
+          if (dt != MPI_CHAR
+                  ? ddt_bad(rbuf, want, data, size, &o, bench_seed(size, i, 1, 0), bench_seed(size, i, 0, 1),
+                            &st, dt, moved)
+                  : !bench_count_ok(&st, size) || bench_check(rbuf, size, bench_seed(size, i, 0, 1)))
             errors++;
         }
       } else {
         if (o.validate && dt != MPI_CHAR) bench_fill(rbuf, size, bench_seed(size, i, 1, 1));
         MPI_Recv(rbuf, count, dt, peer, 1, MPI_COMM_WORLD, &st);
         if (o.validate) {
-          if (dt != MPI_CHAR ? ddt_bad(rbuf, want, data, size, &o, bench_seed(size, i, 1, 1),
-                                       bench_seed(size, i, 0, 0), &st, dt, moved)
-                             : !bench_count_ok(&st, size) ||
-                                   bench_check(rbuf, size, bench_seed(size, i, 0, 0)))
+          if (dt != MPI_CHAR
+                  ? ddt_bad(rbuf, want, data, size, &o, bench_seed(size, i, 1, 1), bench_seed(size, i, 0, 0),
+                            &st, dt, moved)
+                  : !bench_count_ok(&st, size) || bench_check(rbuf, size, bench_seed(size, i, 0, 0)))
             errors++;
           bench_fill(sbuf, size, bench_seed(size, i, 0, 1));
         }

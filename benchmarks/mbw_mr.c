@@ -84,8 +84,7 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     for (i = 0; i < iters + skip; i++) {
       if (o.validate && sender)
-        for (j = 0; j < w; j++)
-          bench_fill(sbuf + (size_t)j * slot_bytes, size, bench_seed(size, i, j, rank));
+        for (j = 0; j < w; j++) bench_fill(sbuf + (size_t)j * slot_bytes, size, bench_seed(size, i, j, rank));
       MPI_Barrier(MPI_COMM_WORLD);
       if (sender) {
         t0 = MPI_Wtime();

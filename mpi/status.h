@@ -17,7 +17,9 @@ inline uint64_t status_bytes_of(const MPI_Status *st) {
   return b;
 }
 
-inline void status_set_bytes(MPI_Status *st, uint64_t bytes) { std::memcpy(&st->MPI_internal[0], &bytes, sizeof bytes); }
+inline void status_set_bytes(MPI_Status *st, uint64_t bytes) {
+  std::memcpy(&st->MPI_internal[0], &bytes, sizeof bytes);
+}
 
 // The status of an operation that did nothing (MPI_PROC_NULL, a null request).
 inline void status_empty(MPI_Status *st) {

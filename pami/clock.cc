@@ -69,7 +69,9 @@ void clock_finish() {
 #if defined(__x86_64__)
   if (g_wall.sec_per_tick > 0 || config::wtime.value == "clock") return;
   if (config::wtime.value == "auto" && !counter_usable()) {
-    source = "clock_gettime(CLOCK_MONOTONIC) (the time-stamp counter is not invariant or not the kernel's clocksource)";
+    source =
+        "clock_gettime(CLOCK_MONOTONIC) (the time-stamp counter is not invariant or not the kernel's "
+        "clocksource)";
     return;
   }
   Sample last = sample();

@@ -68,7 +68,8 @@ int main(int argc, char **argv) {
     /* The first round each way warms the scratch that holds the peer's segment list. */
     counting = round > 1;
     if (rank == from) MPI_Send(swap ? b : a, 1, swap ? idx : vec, to, round, MPI_COMM_WORLD);
-    if (rank == to) MPI_Recv(swap ? a : b, 1, swap ? vec : idx, from, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank == to)
+      MPI_Recv(swap ? a : b, 1, swap ? vec : idx, from, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     counting = 0;
     if (rank == to && swap) {
       long bad = 0;

@@ -391,7 +391,8 @@ static void errors(void) {
         "statuses' errors %d %d", sts[0].MPI_ERROR, sts[1].MPI_ERROR);
   /* A procedure Pamir does not implement yet says so, through the error handler of its communicator. */
   MPI_Comm spawned;
-  rc = MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &spawned, MPI_ERRCODES_IGNORE);
+  rc = MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &spawned,
+                      MPI_ERRCODES_IGNORE);
   MPI_Error_string(rc, text, &len);
   CHECK(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION && strstr(text, "MPI_Comm_spawn"), "unsupported: %s",
         text);

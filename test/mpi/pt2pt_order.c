@@ -13,14 +13,18 @@ typedef struct {
   int len; /* ints */
 } Msg;
 
-static unsigned lcg(unsigned *s) { return *s = *s * 1103515245u + 12345u, (*s >> 8); }
+static unsigned lcg(unsigned *s) {
+  return *s = *s * 1103515245u + 12345u, (*s >> 8);
+}
 
 static void plan(int sender, Msg *m) {
   unsigned s = 977u * (unsigned)sender + 13u;
   for (int i = 0; i < MSGS; ++i) {
     m[i].tag = (int)(lcg(&s) % TAGS);
     unsigned k = lcg(&s) % 10;
-    m[i].len = k < 6 ? (int)(lcg(&s) % 16) + 1 : k < 9 ? (int)(lcg(&s) % 2000) + 1 : (int)(lcg(&s) % MAXLEN) + 1;
+    m[i].len = k < 6   ? (int)(lcg(&s) % 16) + 1
+               : k < 9 ? (int)(lcg(&s) % 2000) + 1
+                       : (int)(lcg(&s) % MAXLEN) + 1;
   }
 }
 
@@ -70,7 +74,8 @@ int main(int argc, char **argv) {
       CHECK(from >= 1 && from < size && seq >= 0 && seq < MSGS, "bad header from %d seq %d", from, seq);
       if (!(from >= 1 && from < size && seq >= 0 && seq < MSGS)) break;
       CHECK(!received[from][seq], "message %d from %d received twice", seq, from);
-      CHECK(count == msgs[from][seq].len && st.MPI_TAG == msgs[from][seq].tag, "length/tag of %d from %d", seq, from);
+      CHECK(count == msgs[from][seq].len && st.MPI_TAG == msgs[from][seq].tag, "length/tag of %d from %d",
+            seq, from);
       int intact = 1;
       for (int j = 0; j < count; ++j) intact &= buf[j] == from * 1000000 + seq * 1000 + j % 1000;
       CHECK(intact, "payload of message %d from %d", seq, from);

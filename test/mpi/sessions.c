@@ -229,8 +229,8 @@ int main(int argc, char **argv) {
   CHECK(given == first, "Session_get_errhandler gives the handler given to MPI_Session_init");
   MPI_Errhandler_free(&given);
   MPI_Session_call_errhandler(s, MPI_ERR_OTHER);
-  CHECK(handler_calls == 1 && handler_code == MPI_ERR_OTHER, "the handler given to MPI_Session_init: %d calls",
-        handler_calls);
+  CHECK(handler_calls == 1 && handler_code == MPI_ERR_OTHER,
+        "the handler given to MPI_Session_init: %d calls", handler_calls);
   handler_calls = 0;
   MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN);
   MPI_Comm wc = use_session(s);

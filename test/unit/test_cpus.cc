@@ -14,7 +14,8 @@ TEST(Cpus, CountsLists) {
 }
 
 TEST(Cpus, RejectsWhatIsNotAList) {
-  for (const char *bad : {"", "\n", "a", "3-1", "0-", "-2", "1;2", "0-3,", "0,,1"}) EXPECT_EQ(count_cpu_list(bad), 0u) << bad;
+  for (const char *bad : {"", "\n", "a", "3-1", "0-", "-2", "1;2", "0-3,", "0,,1"})
+    EXPECT_EQ(count_cpu_list(bad), 0u) << bad;
 }
 
 TEST(Cpus, UsableIsAtMostOnline) {
