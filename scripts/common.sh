@@ -24,10 +24,11 @@ PAMIR_SAN_PREFIX=${PAMIR_SAN_PREFIX:-prefix-san}
 
 # Debian packages the build and the tests need (Debian 12 names). The Open MPI and MPICH headers are
 # for test/abi/foreign_prototypes.sh (their prototypes redeclared after ours); matplotlib for
-# tools/pamir_torus_plot; hwloc-nox's hwloc-calc for test/launcher/run.sh's binding checks.
+# tools/pamir_torus_plot; hwloc-nox's hwloc-calc for test/launcher/run.sh's binding checks; clang-format
+# for test/style/clang_format.sh.
 PAMIR_PACKAGES=(build-essential g++ make autoconf automake libtool pkg-config python3 procps
   libhwloc-dev hwloc-nox libfabric-dev libfabric-bin libpmix-dev libgtest-dev clang libclang-rt-14-dev mpich meson ninja-build
-  libopenmpi-dev libmpich-dev python3-matplotlib)
+  libopenmpi-dev libmpich-dev python3-matplotlib clang-format)
 
 # abs PATH: PATH made absolute against the repository root.
 abs() {
