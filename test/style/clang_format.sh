@@ -15,11 +15,12 @@ if [ "$major" != 14 ]; then
   echo "SKIP: $cf is version ${major:-unknown}; the tree is formatted by clang-format 14"
   exit 77
 fi
-if ! git -C "$srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  echo "SKIP: $srcdir is not a git checkout"
+cd "$srcdir" || exit 99
+# The top of a checkout, not a tarball unpacked inside some other repository.
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$(pwd -P)" ]; then
+  echo "SKIP: $srcdir is not the top of a git checkout"
   exit 77
 fi
-cd "$srcdir" || exit 99
 files=$(git ls-files '*.c' '*.cc' '*.h')
 [ -n "$files" ] || exit 99
 # One run for all files; --Werror makes each file that would change report an error naming it.
