@@ -7,6 +7,7 @@
 #include "pami/match.h"
 #include "pami/progress_thread.h"
 #include "pami/request.h"
+#include "pami/spin.h"
 
 namespace pamir::coll {
 
@@ -157,7 +158,7 @@ bool Sched::spin_ready() const {
   if (!cond_ || npending_) return false;
   for (int i = 0; i < kMemorySpins; ++i) {
     if (cond_(cond_arg_)) return true;
-    __builtin_ia32_pause();
+    spin_pause(false);
   }
   return false;
 }
